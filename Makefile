@@ -1,0 +1,22 @@
+# radref: the two commands a newcomer needs are `make dev` and `make test`.
+.PHONY: dev test setup fmt clean
+
+## Install what is missing, migrate the local D1 database and serve on 127.0.0.1:8787.
+dev:
+	@scripts/dev.sh
+
+## Install what is missing, then run every check: host tests, fmt, clippy, integration tests.
+test:
+	@scripts/test.sh
+
+## Install the toolchain pieces and npm packages only.
+setup:
+	@scripts/setup.sh
+
+## Format the Rust sources.
+fmt:
+	@cargo fmt --all
+
+## Remove build outputs and local state (installed tools stay where they are).
+clean:
+	@rm -rf target build .wrangler

@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# `make test`: set up, check the core on the host, then run the integration tests over HTTP
+# against a real `wrangler dev` (local D1 and Queues) on a free port, stopped whatever happens.
+set -euo pipefail
+source "$(dirname "$0")/env.sh"
+cd "$ROOT"
+
+TOTAL_START=$(date +%s)
+"$ROOT/scripts/setup.sh"
+
+phase "test: host unit tests (cargo test --lib)"
+cargo test --lib --locked || die "host unit tests (cargo test --lib)"
+phase_done
+
+phase "test: formatting (cargo fmt --check)"
+cargo fmt --all -- --check || die "formatting: run 'cargo fmt'"
+phase_done
+
+phase "test: lints, host (cargo clippy --all-targets, warnings denied)"
+cargo clippy --all-targets --locked -- -D warnings || die "clippy (host)"
+phase_done
+
+phase "test: lints, wasm32 (cargo clippy --target wasm32-unknown-unknown, warnings denied)"
+cargo clippy --lib --target wasm32-unknown-unknown --locked -- -D warnings || die "clippy (wasm32)"
+phase_done
+
+phase "test: build the worker (worker-build --release --no-opt)"
+export WORKER_BUILD_ARGS="--release --no-opt"
+sh scripts/worker-build.sh || die "worker build"
+phase_done
+
+phase "test: fresh local D1 state and migrations"
+STATE=$(mktemp -d "${TMPDIR:-/tmp}/radref-test.XXXXXX")
+LOG="$STATE/wrangler.log"
+WRANGLER_PID=""
+cleanup() {
+    if [ -n "$WRANGLER_PID" ] && kill -0 "$WRANGLER_PID" 2>/dev/null; then
+        kill -TERM -- "-$WRANGLER_PID" 2>/dev/null || true
+        sleep 1
+        kill -KILL -- "-$WRANGLER_PID" 2>/dev/null || true
+    fi
+    rm -rf "$STATE"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+wrangler d1 migrations apply DB --local --persist-to "$STATE" </dev/null >"$STATE/migrate.log" 2>&1 \
+    || { cat "$STATE/migrate.log"; die "D1 migrations did not apply"; }
+tail -n 3 "$STATE/migrate.log"
+phase_done
+
+phase "test: start wrangler dev"
+PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+BASE_URL="http://127.0.0.1:$PORT"
+setsid wrangler dev --ip 127.0.0.1 --port "$PORT" --persist-to "$STATE" \
+    --show-interactive-dev-session=false \
+    --var ENVIRONMENT:test </dev/null >"$LOG" 2>&1 &
+WRANGLER_PID=$!
+# While the build is broken, requests hang instead of failing: bound each poll and the wait.
+ready=""
+for _ in $(seq 1 180); do
+    if curl -fsS -m 2 "$BASE_URL/api/v1/health" >/dev/null 2>&1; then ready=yes; break; fi
+    kill -0 "$WRANGLER_PID" 2>/dev/null || break
+    sleep 1
+done
+if [ -z "$ready" ]; then
+    echo "--- wrangler dev log ---"; cat "$LOG"
+    die "wrangler dev did not answer on $BASE_URL"
+fi
+echo "worker answering on $BASE_URL"
+phase_done
+
+phase "test: integration tests over HTTP (cargo test --test integration)"
+RADREF_BASE_URL="$BASE_URL" cargo test --test integration --locked \
+    || { echo "--- wrangler dev log (last 60 lines) ---"; tail -n 60 "$LOG"; die "integration tests"; }
+phase_done
+
+printf '\nall checks passed in %ss\n' "$(($(date +%s) - TOTAL_START))"

@@ -1,0 +1,263 @@
+//! The application as a function: `handle(request) -> response`.
+//!
+//! Everything the service does to a request happens here or below, with no `worker::` type in
+//! sight. What the platform provides (the clock, logging, storage, queues, rate limits) comes in
+//! through the [`Services`] trait, so a host test drives [`handle`] with an in-memory
+//! implementation and the wasm build with the Cloudflare bindings.
+
+use crate::config::Config;
+use crate::error::{allow_header, ApiError, ErrorFormat};
+use crate::http::{Method, Request, Response};
+use crate::router::Route;
+use serde_json::json;
+
+/// The version of the HTTP interface, as the OpenAPI document states it.
+pub const API_VERSION: &str = "1.0.0";
+
+/// Request headers a browser may send cross-origin.
+const ALLOW_HEADERS: &str = "Authorization, X-API-Key, Content-Type, If-None-Match";
+/// Response headers a browser script may read cross-origin.
+const EXPOSE_HEADERS: &str =
+    "ETag, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After, Location";
+
+/// What the platform provides to the core.
+///
+/// The wasm build implements it on the Worker's bindings; tests implement it in memory.
+#[allow(async_fn_in_trait)] // The core is single-threaded (wasm); futures need not be Send.
+pub trait Services {
+    /// Milliseconds since the Unix epoch. The core never reads a clock itself: on wasm32
+    /// `SystemTime::now()` panics.
+    fn now_ms(&self) -> u64;
+
+    /// Writes a line to the platform log. Callers never pass secrets or keys.
+    fn log(&self, line: &str);
+}
+
+/// The application state shared by all requests of an isolate.
+#[derive(Clone, Debug)]
+pub struct App {
+    pub config: Config,
+}
+
+impl App {
+    /// An application with the given configuration.
+    pub fn new(config: Config) -> App {
+        App { config }
+    }
+}
+
+/// Handles one request completely: routing, method checks, CORS preflight, the handler, the
+/// error format and the headers every response carries.
+pub async fn handle<S: Services>(app: &App, services: &S, request: Request) -> Response {
+    let format = ErrorFormat::for_path(&request.path);
+    let route = Route::resolve(&request.path);
+    let mut response = match (&route, request.method) {
+        // Preflight is answered before any key check or rate limit, for every path, so a
+        // browser always learns what it may send.
+        (_, Method::Options) => preflight(route.as_ref()),
+        (None, _) => error_response(
+            services,
+            ApiError::not_found(format!("no route for {}", request.path)),
+            format,
+        ),
+        (Some(route), method) if !route.allow().contains(&method) => error_response(
+            services,
+            ApiError::MethodNotAllowed {
+                method,
+                allow: route.allow(),
+            },
+            format,
+        ),
+        (Some(route), _) => match dispatch(app, services, route, &request).await {
+            Ok(response) => response,
+            Err(err) => error_response(services, err, format),
+        },
+    };
+    finish(&mut response, request.method);
+    response
+}
+
+/// Runs the handler of a resolved route.
+async fn dispatch<S: Services>(
+    _app: &App,
+    _services: &S,
+    route: &Route,
+    _request: &Request,
+) -> Result<Response, ApiError> {
+    match route {
+        Route::Health => Ok(health()),
+        other => Err(ApiError::not_found(format!(
+            "{other:?} is not available in this build"
+        ))),
+    }
+}
+
+/// `GET /api/v1/health`: liveness, the build's version and the corpus it carries.
+fn health() -> Response {
+    Response::json(
+        200,
+        &json!({
+            "status": "ok",
+            "service": "radref",
+            "version": env!("CARGO_PKG_VERSION"),
+            "api_version": API_VERSION,
+            "corpus": { "hash": crate::build_info::CORPUS_HASH },
+        }),
+    )
+    .with_header("cache-control", "no-store")
+}
+
+/// The answer to a CORS preflight (or a plain OPTIONS) on any path.
+fn preflight(route: Option<&Route>) -> Response {
+    let methods: Vec<Method> = match route {
+        Some(route) => route.allow().to_vec(),
+        None => vec![Method::Get, Method::Head],
+    };
+    let mut with_options = methods;
+    with_options.push(Method::Options);
+    Response::empty(204)
+        .with_header("allow", allow_header(&with_options))
+        .with_header("access-control-allow-methods", allow_header(&with_options))
+        .with_header("access-control-allow-headers", ALLOW_HEADERS)
+        .with_header("access-control-max-age", "86400")
+}
+
+fn error_response<S: Services>(services: &S, err: ApiError, format: ErrorFormat) -> Response {
+    if let Some(line) = err.log_line() {
+        services.log(&line);
+    }
+    err.into_response(format)
+}
+
+/// Adds the headers every response carries and drops the body of a HEAD answer.
+fn finish(response: &mut Response, method: Method) {
+    response.set_header("access-control-allow-origin", "*");
+    response.set_header("access-control-expose-headers", EXPOSE_HEADERS);
+    response.set_header("x-content-type-options", "nosniff");
+    if method == Method::Head {
+        response.body = std::borrow::Cow::Borrowed(&[]);
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use std::cell::RefCell;
+
+    /// In-memory services for host tests.
+    #[derive(Default)]
+    pub struct TestServices {
+        pub now: u64,
+        pub logs: RefCell<Vec<String>>,
+    }
+
+    impl Services for TestServices {
+        fn now_ms(&self) -> u64 {
+            self.now
+        }
+        fn log(&self, line: &str) {
+            self.logs.borrow_mut().push(line.to_string());
+        }
+    }
+
+    /// Runs a future to completion on the current thread (the core's futures never wait on
+    /// anything but the test services, which are synchronous).
+    pub fn block_on<F: std::future::Future>(future: F) -> F::Output {
+        use std::pin::pin;
+        use std::task::{Context, Poll, RawWaker, RawWakerVTable, Waker};
+        fn noop(_: *const ()) {}
+        fn clone(p: *const ()) -> RawWaker {
+            RawWaker::new(p, &VTABLE)
+        }
+        static VTABLE: RawWakerVTable = RawWakerVTable::new(clone, noop, noop, noop);
+        // SAFETY: the vtable functions do nothing with the pointer.
+        let waker = unsafe { Waker::from_raw(RawWaker::new(std::ptr::null(), &VTABLE)) };
+        let mut cx = Context::from_waker(&waker);
+        let mut future = pin!(future);
+        loop {
+            if let Poll::Ready(out) = future.as_mut().poll(&mut cx) {
+                return out;
+            }
+        }
+    }
+
+    pub fn call(request: Request) -> Response {
+        let app = App::new(Config::default());
+        block_on(handle(&app, &TestServices::default(), request))
+    }
+
+    fn json_body(r: &Response) -> serde_json::Value {
+        serde_json::from_slice(&r.body).expect("json body")
+    }
+
+    #[test]
+    fn health_reports_version_and_corpus_hash() {
+        let r = call(Request::new(Method::Get, "/api/v1/health"));
+        assert_eq!(r.status, 200);
+        let body = json_body(&r);
+        assert_eq!(body["status"], "ok");
+        assert_eq!(body["version"], env!("CARGO_PKG_VERSION"));
+        assert_eq!(
+            body["corpus"]["hash"].as_str().unwrap().len(),
+            64,
+            "sha-256 hex"
+        );
+    }
+
+    #[test]
+    fn every_response_has_cors_and_nosniff() {
+        for (method, path) in [
+            (Method::Get, "/api/v1/health"),
+            (Method::Get, "/nope"),
+            (Method::Post, "/api/v1/health"),
+            (Method::Options, "/api/v1/health"),
+        ] {
+            let r = call(Request::new(method, path));
+            assert_eq!(r.header("access-control-allow-origin"), Some("*"), "{path}");
+            assert_eq!(r.header("x-content-type-options"), Some("nosniff"));
+            let exposed = r.header("access-control-expose-headers").unwrap();
+            assert!(exposed.contains("X-RateLimit-Remaining") && exposed.contains("ETag"));
+        }
+    }
+
+    #[test]
+    fn unknown_path_is_json_404() {
+        let r = call(Request::new(Method::Get, "/api/v1/nothing"));
+        assert_eq!(r.status, 404);
+        assert!(json_body(&r)["error"].is_string());
+        let r = call(Request::new(Method::Get, "/api/v1/templates/x/y/z"));
+        assert_eq!(r.status, 404);
+        assert_eq!(json_body(&r)["error"]["code"], "not_found");
+    }
+
+    #[test]
+    fn wrong_method_is_405_with_allow() {
+        let r = call(Request::new(Method::Delete, "/api/v1/health"));
+        assert_eq!(r.status, 405);
+        assert_eq!(r.header("allow"), Some("GET, HEAD"));
+    }
+
+    #[test]
+    fn preflight_is_204_with_allowed_headers() {
+        let r = call(
+            Request::new(Method::Options, "/api/v1/context")
+                .with_header("Origin", "https://example.org")
+                .with_header("Access-Control-Request-Method", "POST"),
+        );
+        assert_eq!(r.status, 204);
+        assert!(r.body.is_empty());
+        let methods = r.header("access-control-allow-methods").unwrap();
+        assert!(methods.contains("POST"));
+        let headers = r.header("access-control-allow-headers").unwrap();
+        for h in ["Authorization", "X-API-Key", "Content-Type"] {
+            assert!(headers.contains(h));
+        }
+    }
+
+    #[test]
+    fn head_has_no_body() {
+        let r = call(Request::new(Method::Head, "/api/v1/health"));
+        assert_eq!(r.status, 200);
+        assert!(r.body.is_empty());
+    }
+}

@@ -1,0 +1,244 @@
+//! The HTTP vocabulary of the core: a request, a response and a method, owned by radref.
+//!
+//! The core never sees a `worker::Request`. The platform layer converts to and from these
+//! types, which keeps every route callable from a plain host test.
+
+use std::borrow::Cow;
+use std::fmt;
+
+/// The HTTP methods radref answers. Anything else is reported as `Other` and answered 405.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Method {
+    Get,
+    Head,
+    Post,
+    Put,
+    Patch,
+    Delete,
+    Options,
+    Other,
+}
+
+impl Method {
+    /// Parses a method name as sent on the wire (case-sensitive, as HTTP defines it).
+    pub fn parse(name: &str) -> Method {
+        match name {
+            "GET" => Method::Get,
+            "HEAD" => Method::Head,
+            "POST" => Method::Post,
+            "PUT" => Method::Put,
+            "PATCH" => Method::Patch,
+            "DELETE" => Method::Delete,
+            "OPTIONS" => Method::Options,
+            _ => Method::Other,
+        }
+    }
+
+    /// The wire name of the method.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Method::Get => "GET",
+            Method::Head => "HEAD",
+            Method::Post => "POST",
+            Method::Put => "PUT",
+            Method::Patch => "PATCH",
+            Method::Delete => "DELETE",
+            Method::Options => "OPTIONS",
+            Method::Other => "OTHER",
+        }
+    }
+}
+
+impl fmt::Display for Method {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// An incoming request, already read into memory.
+#[derive(Clone, Debug)]
+pub struct Request {
+    pub method: Method,
+    /// The path without the query string, e.g. `/api/v1/systems/fleischner-2017`.
+    pub path: String,
+    /// The raw query string without the leading `?` (may be empty).
+    pub query: String,
+    /// Header names in lower case, in arrival order.
+    pub headers: Vec<(String, String)>,
+    pub body: Vec<u8>,
+}
+
+impl Request {
+    /// A request with no headers and no body, handy for tests.
+    pub fn new(method: Method, target: &str) -> Request {
+        let (path, query) = match target.split_once('?') {
+            Some((p, q)) => (p, q),
+            None => (target, ""),
+        };
+        Request {
+            method,
+            path: path.to_string(),
+            query: query.to_string(),
+            headers: Vec::new(),
+            body: Vec::new(),
+        }
+    }
+
+    /// Adds a header (builder style).
+    pub fn with_header(mut self, name: &str, value: &str) -> Request {
+        self.headers
+            .push((name.to_ascii_lowercase(), value.to_string()));
+        self
+    }
+
+    /// Sets the body (builder style).
+    pub fn with_body(mut self, body: impl Into<Vec<u8>>) -> Request {
+        self.body = body.into();
+        self
+    }
+
+    /// The first value of a header, looked up case-insensitively.
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// The decoded query parameters, in order. `+` decodes to a space, as forms send it.
+    pub fn query_pairs(&self) -> Vec<(String, String)> {
+        parse_query(&self.query)
+    }
+}
+
+/// An outgoing response. The body is borrowed when it is prebuilt at compile time.
+#[derive(Clone, Debug)]
+pub struct Response {
+    pub status: u16,
+    pub headers: Vec<(String, String)>,
+    pub body: Cow<'static, [u8]>,
+}
+
+impl Response {
+    /// An empty response with a status.
+    pub fn empty(status: u16) -> Response {
+        Response {
+            status,
+            headers: Vec::new(),
+            body: Cow::Borrowed(&[]),
+        }
+    }
+
+    /// A JSON response from a serialisable value.
+    pub fn json(status: u16, value: &impl serde::Serialize) -> Response {
+        // Serialising our own plain data types cannot fail; an empty object is a safe fallback.
+        let body = serde_json::to_vec(value).unwrap_or_else(|_| b"{}".to_vec());
+        Response::bytes(status, "application/json; charset=utf-8", body)
+    }
+
+    /// A response with the given content type and body.
+    pub fn bytes(status: u16, content_type: &str, body: impl Into<Cow<'static, [u8]>>) -> Response {
+        Response {
+            status,
+            headers: vec![("content-type".to_string(), content_type.to_string())],
+            body: body.into(),
+        }
+    }
+
+    /// Sets a header, replacing any earlier value of the same name.
+    pub fn set_header(&mut self, name: &str, value: impl Into<String>) {
+        let name = name.to_ascii_lowercase();
+        self.headers.retain(|(n, _)| *n != name);
+        self.headers.push((name, value.into()));
+    }
+
+    /// Sets a header (builder style).
+    pub fn with_header(mut self, name: &str, value: impl Into<String>) -> Response {
+        self.set_header(name, value);
+        self
+    }
+
+    /// The value of a header, looked up case-insensitively.
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+/// Decodes an `application/x-www-form-urlencoded` query string.
+pub fn parse_query(query: &str) -> Vec<(String, String)> {
+    query
+        .split('&')
+        .filter(|part| !part.is_empty())
+        .map(|part| {
+            let (k, v) = part.split_once('=').unwrap_or((part, ""));
+            (percent_decode(k), percent_decode(v))
+        })
+        .collect()
+}
+
+/// Percent-decodes a query component; invalid escapes are kept literally and invalid UTF-8
+/// is replaced, so decoding never fails.
+pub fn percent_decode(input: &str) -> String {
+    let bytes = input.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'+' => out.push(b' '),
+            b'%' if i + 2 < bytes.len() => match (hex_val(bytes[i + 1]), hex_val(bytes[i + 2])) {
+                (Some(h), Some(l)) => {
+                    out.push(h << 4 | l);
+                    i += 2;
+                }
+                _ => out.push(b'%'),
+            },
+            b => out.push(b),
+        }
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+fn hex_val(b: u8) -> Option<u8> {
+    match b {
+        b'0'..=b'9' => Some(b - b'0'),
+        b'a'..=b'f' => Some(b - b'a' + 10),
+        b'A'..=b'F' => Some(b - b'A' + 10),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn query_decodes_plus_and_percent() {
+        let pairs = parse_query("q=lung+rads%204B&organ=&x");
+        assert_eq!(
+            pairs,
+            vec![
+                ("q".into(), "lung rads 4B".into()),
+                ("organ".into(), "".into()),
+                ("x".into(), "".into())
+            ]
+        );
+    }
+
+    #[test]
+    fn bad_escapes_are_kept() {
+        assert_eq!(percent_decode("100%"), "100%");
+        assert_eq!(percent_decode("%zz"), "%zz");
+        assert_eq!(percent_decode("%C3%A9"), "é");
+    }
+
+    #[test]
+    fn request_target_splits_query() {
+        let r = Request::new(Method::Get, "/a/b?c=d");
+        assert_eq!(r.path, "/a/b");
+        assert_eq!(r.query, "c=d");
+    }
+}

@@ -1,0 +1,19 @@
+//! radref: a reference service for radiology classification systems.
+//!
+//! The crate is a pure core — routing, errors, rendering, the corpus — that knows nothing of
+//! the Cloudflare runtime, plus a thin platform layer ([`platform`], wasm32 only) that adapts
+//! Worker requests, bindings and events to it. [`app::handle`] is the whole service as a
+//! function from a request to a response, which host tests call directly.
+//!
+//! The content served is reference material, not a medical device; the reporting radiologist
+//! remains responsible for every report.
+
+pub mod app;
+pub mod build_info;
+pub mod config;
+pub mod error;
+pub mod http;
+pub mod router;
+
+#[cfg(target_arch = "wasm32")]
+mod platform;

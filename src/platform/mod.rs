@@ -1,0 +1,110 @@
+//! The Cloudflare Workers platform layer (wasm32 only).
+//!
+//! It converts `worker::Request` into the core's [`Request`], runs [`app::handle`], and
+//! converts the core's [`Response`] back. It implements [`Services`] on the Worker's bindings.
+//! Nothing here decides anything about the product; each platform quirk is named where it is
+//! handled.
+
+use crate::app::{self, App, Services};
+use crate::config::Config;
+use crate::http::{Method, Request, Response};
+use worker::{event, Context, Env, Headers, MessageBatch};
+
+/// Services backed by the Worker's environment.
+struct WorkerServices {
+    #[allow(dead_code)] // Bindings are reached through it as routes need them.
+    env: Env,
+}
+
+impl Services for WorkerServices {
+    fn now_ms(&self) -> u64 {
+        // `SystemTime::now()` panics on wasm32; the JS clock is the platform's.
+        worker::Date::now().as_millis()
+    }
+
+    fn log(&self, line: &str) {
+        worker::console_log!("{}", line);
+    }
+}
+
+fn config(env: &Env) -> Config {
+    Config::from_vars(|name| env.var(name).ok().map(|v| v.to_string()))
+}
+
+#[event(fetch)]
+async fn fetch(
+    mut req: worker::Request,
+    env: Env,
+    _ctx: Context,
+) -> worker::Result<worker::Response> {
+    console_error_panic_hook::set_once();
+    let app = App::new(config(&env));
+    let services = WorkerServices { env };
+    let request = match read_request(&mut req).await {
+        Ok(request) => request,
+        Err(err) => {
+            services.log(&format!("could not read request: {err}"));
+            return to_worker(Response::json(
+                400,
+                &serde_json::json!({"error": "request could not be read"}),
+            ));
+        }
+    };
+    let response = app::handle(&app, &services, request).await;
+    to_worker(response)
+}
+
+/// Queue consumer of webhook deliveries.
+///
+/// Returning `Err` from a queue handler panics the isolate, so every message is acked or
+/// retried explicitly and the handler itself always returns `Ok`.
+#[event(queue)]
+async fn queue(
+    batch: MessageBatch<serde_json::Value>,
+    _env: Env,
+    _ctx: Context,
+) -> worker::Result<()> {
+    // No producer sends deliveries yet; acknowledge anything that arrives so it is not
+    // redelivered forever.
+    worker::console_log!(
+        "queue {}: acknowledging {} message(s)",
+        batch.queue(),
+        batch.raw_iter().count()
+    );
+    batch.ack_all();
+    Ok(())
+}
+
+async fn read_request(req: &mut worker::Request) -> worker::Result<Request> {
+    let method = Method::parse(&req.inner().method());
+    let url = req.url()?;
+    let headers = req
+        .headers()
+        .entries()
+        .map(|(name, value)| (name.to_ascii_lowercase(), value))
+        .collect();
+    let body = match method {
+        Method::Get | Method::Head | Method::Options => Vec::new(),
+        _ => req.bytes().await.unwrap_or_default(),
+    };
+    Ok(Request {
+        method,
+        path: url.path().to_string(),
+        query: url.query().unwrap_or("").to_string(),
+        headers,
+        body,
+    })
+}
+
+fn to_worker(response: Response) -> worker::Result<worker::Response> {
+    let headers = Headers::new();
+    for (name, value) in &response.headers {
+        headers.set(name, value)?;
+    }
+    let out = if response.body.is_empty() {
+        worker::Response::empty()?
+    } else {
+        worker::Response::from_bytes(response.body.into_owned())?
+    };
+    Ok(out.with_status(response.status).with_headers(headers))
+}

@@ -1,0 +1,10 @@
+//! Integration tests: they talk over HTTP to a running worker (`wrangler dev`), like a client.
+//!
+//! `make test` starts the worker on a free port and sets `RADREF_BASE_URL`; run them by hand
+//! with `RADREF_BASE_URL=http://127.0.0.1:8787 cargo test --test integration` against
+//! `make dev`.
+
+mod support;
+
+// Health, unknown paths, wrong methods, CORS preflight and the headers of every response.
+mod platform;
