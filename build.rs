@@ -1,49 +1,69 @@
-//! Build script: validates and compiles the corpus into `OUT_DIR`.
+//! Build script: validates the corpus and compiles it into `OUT_DIR`.
+//!
+//! A corpus that breaks a rule of `corpus/README.md` fails the build with every problem listed
+//! as `corpus/<file> at <JSON path>: <reason>`, so a bad clinical line can never ship.
 
-use sha2::{Digest, Sha256};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::{env, fs};
+
+#[allow(dead_code)]
+mod corpus {
+    #[path = "../src/corpus/compile.rs"]
+    pub mod compile;
+    #[path = "../src/corpus/index.rs"]
+    pub mod index;
+    #[path = "../src/corpus/load.rs"]
+    pub mod load;
+    #[path = "../src/corpus/source.rs"]
+    pub mod source;
+    #[path = "../src/corpus/text.rs"]
+    pub mod text;
+    #[path = "../src/corpus/validate.rs"]
+    pub mod validate;
+}
+
+fn write(path: &std::path::Path, bytes: &[u8]) -> Result<(), String> {
+    fs::write(path, bytes).map_err(|e| format!("{}: {e}", path.display()))
+}
 
 fn main() {
     if let Err(err) = try_main() {
-        panic!("corpus build failed: {err}");
+        panic!("\n{err}\n");
     }
 }
 
 fn try_main() -> Result<(), String> {
     let root = PathBuf::from(env::var("CARGO_MANIFEST_DIR").map_err(|e| e.to_string())?);
     let out = PathBuf::from(env::var("OUT_DIR").map_err(|e| e.to_string())?);
-    let corpus = root.join("corpus");
-    println!("cargo:rerun-if-changed={}", corpus.display());
-    let hash = hash_dir(&corpus)?;
-    fs::write(out.join("corpus_hash.txt"), hash).map_err(|e| e.to_string())?;
-    Ok(())
-}
+    let dir = root.join("corpus");
+    println!("cargo:rerun-if-changed=corpus");
+    println!("cargo:rerun-if-changed=src/corpus");
 
-/// SHA-256 over the relative paths and contents of every file under `dir`, in sorted order.
-fn hash_dir(dir: &Path) -> Result<String, String> {
-    let mut files = Vec::new();
-    collect(dir, &mut files)?;
-    files.sort();
-    let mut hasher = Sha256::new();
-    for file in files {
-        let rel = file.strip_prefix(dir).unwrap_or(&file);
-        hasher.update(rel.to_string_lossy().as_bytes());
-        hasher.update([0]);
-        hasher.update(fs::read(&file).map_err(|e| format!("{}: {e}", file.display()))?);
-        hasher.update([0]);
+    let (sources, mut problems) = corpus::load::load(&dir);
+    problems.extend(corpus::validate::validate(&sources));
+    if !problems.is_empty() {
+        let list: Vec<String> = problems.iter().map(|p| format!("  {p}")).collect();
+        return Err(format!(
+            "the corpus has {} problem(s):\n{}",
+            problems.len(),
+            list.join("\n")
+        ));
     }
-    Ok(hex::encode(hasher.finalize()))
-}
-
-fn collect(dir: &Path, files: &mut Vec<PathBuf>) -> Result<(), String> {
-    for entry in fs::read_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))? {
-        let path = entry.map_err(|e| e.to_string())?.path();
-        if path.is_dir() {
-            collect(&path, files)?;
-        } else {
-            files.push(path);
+    let compiled = corpus::compile::compile(&sources)?;
+    let dir = out.join("compiled");
+    if dir.exists() {
+        fs::remove_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    }
+    for (name, bytes) in &compiled.files {
+        let path = dir.join(name);
+        if let Some(parent) = path.parent() {
+            fs::create_dir_all(parent).map_err(|e| format!("{}: {e}", parent.display()))?;
         }
+        fs::write(&path, bytes).map_err(|e| format!("{}: {e}", path.display()))?;
     }
+    write(&out.join("index.fst"), &compiled.fst)?;
+    write(&out.join("postings.bin"), &compiled.postings)?;
+    write(&out.join("corpus_tables.rs"), compiled.tables.as_bytes())?;
+    write(&out.join("corpus_hash.txt"), compiled.hash.as_bytes())?;
     Ok(())
 }

@@ -11,6 +11,7 @@
 pub mod app;
 pub mod build_info;
 pub mod config;
+pub mod corpus;
 pub mod error;
 pub mod http;
 pub mod router;

@@ -1,0 +1,92 @@
+//! The compiled corpus, embedded in the binary: static tables, prebuilt bodies and the index.
+//!
+//! Everything here was produced by `build.rs` (see `compile`); nothing is parsed at runtime.
+
+use super::source::{Family, Status};
+use include_dir::{include_dir, Dir};
+
+/// A system as the list and filter routes need it.
+#[derive(Debug)]
+pub struct SystemEntry {
+    pub slug: &'static str,
+    pub name: &'static str,
+    pub short_name: &'static str,
+    pub family: Family,
+    pub status: Status,
+    pub organs: &'static [&'static str],
+    pub modalities: &'static [&'static str],
+    /// The effective date of the version.
+    pub effective: &'static str,
+    /// The list item, as JSON.
+    pub summary_json: &'static str,
+}
+
+/// Whether a search document is a system or an outcome.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DocKind {
+    System,
+    Outcome,
+}
+
+/// A search document.
+#[derive(Debug)]
+pub struct DocEntry {
+    pub kind: DocKind,
+    /// Index into [`SYSTEMS`].
+    pub system: u16,
+    /// The outcome code (empty for a system).
+    pub code: &'static str,
+    pub label: &'static str,
+}
+
+/// A version event, newest first in [`EVENTS`].
+#[derive(Debug)]
+pub struct EventEntry {
+    /// The date as a sortable `YYYY-MM-DD` key.
+    pub date: &'static str,
+    /// Stable identifier (also the RSS guid).
+    pub id: &'static str,
+    pub json: &'static str,
+}
+
+/// Corpus-wide counts.
+#[derive(Debug)]
+pub struct Totals {
+    pub systems: u32,
+    pub lines: u32,
+    pub draft_lines: u32,
+    pub verified_lines: u32,
+    pub outcomes: u32,
+    pub decision_units: u32,
+    pub rules: u32,
+    pub terms: u32,
+}
+
+include!(concat!(env!("OUT_DIR"), "/corpus_tables.rs"));
+
+/// The prebuilt bodies: `systems/<slug>.json`, `organs.json`, `coverage.json`, `changes.xml`.
+static FILES: Dir<'static> = include_dir!("$OUT_DIR/compiled");
+
+/// The `fst` map from term to term number.
+pub static FST: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/index.fst"));
+
+/// The postings of each term number.
+pub static POSTINGS: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/postings.bin"));
+
+/// A prebuilt body by its path inside the compiled directory.
+pub fn file(path: &str) -> Option<&'static [u8]> {
+    FILES.get_file(path).map(|f| f.contents())
+}
+
+/// The detail body of a system.
+pub fn detail(slug: &str) -> Option<&'static [u8]> {
+    if !super::validate::is_slug(slug) {
+        return None;
+    }
+    file(&format!("systems/{slug}.json"))
+}
+
+/// The system of a slug.
+pub fn system(slug: &str) -> Option<&'static SystemEntry> {
+    SYSTEMS.iter().find(|s| s.slug == slug)
+}

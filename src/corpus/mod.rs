@@ -1,0 +1,15 @@
+//! The corpus: its source format, the rules it must keep, how it is compiled, and the
+//! compiled form the worker serves.
+
+pub mod compile;
+pub mod compiled;
+pub mod index;
+pub mod source;
+pub mod text;
+pub mod validate;
+
+#[cfg(test)]
+pub mod load;
+
+#[cfg(test)]
+mod tests;

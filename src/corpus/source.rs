@@ -1,0 +1,484 @@
+//! The corpus source format: what a `corpus/systems/<slug>.json` file contains.
+//!
+//! These types are shared by `build.rs` (which reads, validates and compiles the files) and
+//! the crate's host tests. Unknown fields are refused so that a typo fails the build instead
+//! of silently dropping a clinical line. `corpus/README.md` documents the format.
+
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// The four families of the interface.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Family {
+    Lexicon,
+    Algorithm,
+    Incidental,
+    Appropriateness,
+}
+
+impl Family {
+    /// Every family, in the interface's order.
+    pub const ALL: [Family; 4] = [
+        Family::Lexicon,
+        Family::Algorithm,
+        Family::Incidental,
+        Family::Appropriateness,
+    ];
+
+    /// The wire name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Family::Lexicon => "lexicon",
+            Family::Algorithm => "algorithm",
+            Family::Incidental => "incidental",
+            Family::Appropriateness => "appropriateness",
+        }
+    }
+}
+
+/// Whether a system is in force.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Status {
+    Current,
+    Retired,
+    Draft,
+}
+
+impl Status {
+    /// Every status, in the interface's order.
+    pub const ALL: [Status; 3] = [Status::Current, Status::Retired, Status::Draft];
+
+    /// The wire name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Current => "current",
+            Status::Retired => "retired",
+            Status::Draft => "draft",
+        }
+    }
+}
+
+/// How the source characterises the statement.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Consensus {
+    Guideline,
+    Consensus,
+    ExpertOpinion,
+}
+
+/// Whether a named radiologist has checked the line against its source.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Verification {
+    Draft,
+    Verified,
+}
+
+/// The modalities a system may name.
+pub const MODALITIES: [&str; 6] = ["CT", "MRI", "US", "Mammography", "PET/CT", "XR"];
+
+/// Declares a struct whose fields include those of a clinical line, flattened.
+///
+/// serde cannot combine `flatten` with `deny_unknown_fields`, so the line fields are spelled
+/// out in each struct that is itself a line, and [`AsLine`] gives uniform access to them.
+macro_rules! line_struct {
+    ($(#[$meta:meta])* pub struct $name:ident { $($(#[$fmeta:meta])* pub $field:ident : $ty:ty,)* }) => {
+        $(#[$meta])*
+        #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+        #[serde(deny_unknown_fields)]
+        pub struct $name {
+            $($(#[$fmeta])* pub $field: $ty,)*
+            /// The paraphrase.
+            pub text: String,
+            /// A key of the system's references.
+            pub citation: String,
+            /// Where in the source: section, table, figure or page.
+            pub locator: String,
+            pub consensus: Consensus,
+            pub verification: Verification,
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            pub reviewer: Option<String>,
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            pub reviewed_on: Option<String>,
+        }
+
+        impl AsLine for $name {
+            fn line(&self) -> LineRef<'_> {
+                LineRef {
+                    text: &self.text,
+                    citation: &self.citation,
+                    locator: &self.locator,
+                    consensus: self.consensus,
+                    verification: self.verification,
+                    reviewer: self.reviewer.as_deref(),
+                    reviewed_on: self.reviewed_on.as_deref(),
+                }
+            }
+        }
+    };
+}
+
+/// A borrowed view of the line fields of anything that is a clinical line.
+#[derive(Clone, Copy, Debug)]
+pub struct LineRef<'a> {
+    pub text: &'a str,
+    pub citation: &'a str,
+    pub locator: &'a str,
+    pub consensus: Consensus,
+    pub verification: Verification,
+    pub reviewer: Option<&'a str>,
+    pub reviewed_on: Option<&'a str>,
+}
+
+/// Anything that carries the fields of a clinical line.
+pub trait AsLine {
+    fn line(&self) -> LineRef<'_>;
+}
+
+line_struct! {
+    /// A clinical statement: criterion, definition, risk figure, management step.
+    pub struct Line {}
+}
+
+/// One system file.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct System {
+    pub slug: String,
+    pub name: String,
+    pub short_name: String,
+    pub abbreviations: Vec<String>,
+    pub synonyms: Vec<String>,
+    pub family: Family,
+    pub status: Status,
+    pub organs: Vec<String>,
+    pub modalities: Vec<String>,
+    pub issuer: String,
+    pub version: String,
+    pub summary: String,
+    pub currency: Currency,
+    pub lineage: Vec<LineageEvent>,
+    pub references: BTreeMap<String, Reference>,
+    pub scope: Vec<Line>,
+    pub inputs: Vec<Input>,
+    pub decision_units: Vec<DecisionUnit>,
+    pub outcomes: Vec<Outcome>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub variants: Vec<Variant>,
+    pub crossrefs: Vec<Crossref>,
+    pub gaps: Vec<Gap>,
+}
+
+/// Validity of the version.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Currency {
+    pub effective: String,
+    pub last_reviewed: String,
+    pub supersedes: Vec<String>,
+    pub superseded_by: Vec<String>,
+}
+
+/// Kinds of version event.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum EventKind {
+    Published,
+    Updated,
+    Superseded,
+    Retired,
+    Corrected,
+}
+
+impl EventKind {
+    /// The wire name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EventKind::Published => "published",
+            EventKind::Updated => "updated",
+            EventKind::Superseded => "superseded",
+            EventKind::Retired => "retired",
+            EventKind::Corrected => "corrected",
+        }
+    }
+}
+
+/// A dated event in a system's version lineage.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LineageEvent {
+    pub date: String,
+    pub version: String,
+    pub event: EventKind,
+    pub summary: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub citation: Option<String>,
+}
+
+/// A bibliographic reference.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Reference {
+    pub authors: Vec<String>,
+    pub title: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub journal: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub publisher: Option<String>,
+    pub year: u16,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub volume: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub issue: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pages: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub doi: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pmid: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+}
+
+/// The type of a decision input.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum InputType {
+    Enum,
+    Multi,
+    Number,
+    Boolean,
+}
+
+/// One allowed value of an enum or multi input.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct InputValue {
+    pub value: String,
+    pub label: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub points: Option<f64>,
+}
+
+line_struct! {
+    /// A named input of the decision units.
+    pub struct Input {
+        pub id: String,
+        pub label: String,
+        #[serde(rename = "type")]
+        pub kind: InputType,
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        pub values: Vec<InputValue>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub unit: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub min: Option<f64>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub max: Option<f64>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub derived_from: Option<String>,
+    }
+}
+
+/// The sum of the points of the chosen values of some inputs.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Score {
+    pub id: String,
+    pub label: String,
+    pub sum: Vec<String>,
+}
+
+line_struct! {
+    /// A piece of the system's logic: inputs, an optional score and ordered rules.
+    pub struct DecisionUnit {
+        pub id: String,
+        pub title: String,
+        pub inputs: Vec<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub score: Option<Score>,
+        pub rules: Vec<Rule>,
+    }
+}
+
+line_struct! {
+    /// A rule: when the condition holds, the outcome and/or result apply.
+    pub struct Rule {
+        pub when: Condition,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub outcome: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub result: Option<String>,
+    }
+}
+
+/// Comparison operators of a condition.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Op {
+    Eq,
+    Ne,
+    Lt,
+    Lte,
+    Gt,
+    Gte,
+    In,
+    Has,
+}
+
+/// A condition over the inputs and score of a unit.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum Condition {
+    Compare(Compare),
+    All(AllOf),
+    Any(AnyOf),
+    Not(NotOf),
+    Always(AlwaysTrue),
+}
+
+/// `{"var", "op", "value"}`
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Compare {
+    pub var: String,
+    pub op: Op,
+    pub value: serde_json::Value,
+}
+
+/// `{"all": [...]}`
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AllOf {
+    pub all: Vec<Condition>,
+}
+
+/// `{"any": [...]}`
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AnyOf {
+    pub any: Vec<Condition>,
+}
+
+/// `{"not": ...}`
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NotOf {
+    pub not: Box<Condition>,
+}
+
+/// `{"always": true}`
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AlwaysTrue {
+    pub always: bool,
+}
+
+/// A category or end result of the system.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Outcome {
+    pub code: String,
+    pub label: String,
+    pub definition: Line,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub risk: Option<Line>,
+    pub management: Vec<Line>,
+}
+
+/// Appropriateness ratings.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Rating {
+    UsuallyAppropriate,
+    MayBeAppropriate,
+    UsuallyNotAppropriate,
+}
+
+/// A clinical variant of an appropriateness topic.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Variant {
+    pub id: String,
+    pub label: Line,
+    pub procedures: Vec<Procedure>,
+}
+
+line_struct! {
+    /// A procedure's rating within a variant.
+    pub struct Procedure {
+        pub procedure: String,
+        pub rating: Rating,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub rrl: Option<String>,
+    }
+}
+
+/// Relations between systems.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Relation {
+    Supersedes,
+    SupersededBy,
+    Complements,
+    Alternative,
+    SeeAlso,
+}
+
+/// An identifier in another terminology.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct External {
+    pub scheme: ExternalScheme,
+    pub id: String,
+}
+
+/// The external terminologies radref links to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum ExternalScheme {
+    RadElement,
+    RadLex,
+}
+
+/// A link to another system or an external identifier.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Crossref {
+    pub relation: Relation,
+    pub note: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub slug: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub external: Option<External>,
+}
+
+/// Something deliberately left out of a system file, with the reason.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Gap {
+    pub topic: String,
+    pub reason: String,
+}
+
+/// `corpus/coverage.json`: what is explicitly not yet covered.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CoverageFile {
+    pub not_covered: Vec<NotCovered>,
+}
+
+/// An entry of the not-yet-covered list.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NotCovered {
+    pub name: String,
+    /// The slug it will have, when one is planned (crossrefs may point to it already).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub planned_slug: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub family: Option<Family>,
+    pub reason: String,
+}

@@ -1,0 +1,131 @@
+//! Text normalisation shared by the index (at build time) and queries (at request time).
+//!
+//! Both sides must cut text into the same terms or nothing matches, so there is exactly one
+//! implementation. Case and diacritics are folded, punctuation separates words, and adjacent
+//! words are also joined, so "TI-RADS", "TIRADS" and "ti rads" all meet at the term `tirads`.
+
+/// Words too common to help ranking in free text.
+const STOPWORDS: &[&str] = &[
+    "a", "an", "and", "are", "as", "at", "be", "by", "for", "from", "in", "is", "it", "of", "on",
+    "or", "the", "to", "with", "without", "that", "this", "than", "which", "may", "should",
+];
+
+/// Folds one character to lower-case ASCII where a plain equivalent exists.
+fn fold(c: char) -> Option<char> {
+    let c = c.to_lowercase().next().unwrap_or(c);
+    let plain = match c {
+        'a'..='z' | '0'..='9' => c,
+        'à' | 'á' | 'â' | 'ã' | 'ä' | 'å' | 'ā' => 'a',
+        'ç' | 'č' | 'ć' => 'c',
+        'è' | 'é' | 'ê' | 'ë' | 'ē' | 'ě' => 'e',
+        'ì' | 'í' | 'î' | 'ï' | 'ī' => 'i',
+        'ñ' | 'ň' => 'n',
+        'ò' | 'ó' | 'ô' | 'õ' | 'ö' | 'ø' | 'ō' => 'o',
+        'ù' | 'ú' | 'û' | 'ü' | 'ū' | 'ů' => 'u',
+        'ý' | 'ÿ' => 'y',
+        'ß' => 's',
+        'š' | 'ś' => 's',
+        'ž' | 'ź' | 'ż' => 'z',
+        'ł' => 'l',
+        'ř' => 'r',
+        'đ' | 'ď' => 'd',
+        'ť' => 't',
+        _ => return None,
+    };
+    Some(plain)
+}
+
+/// Splits text into folded words: runs of letters and digits. A decimal point between digits
+/// is kept ("1.5" stays one word) so thresholds remain searchable.
+pub fn words(text: &str) -> Vec<String> {
+    let chars: Vec<char> = text.chars().collect();
+    let mut out = Vec::new();
+    let mut current = String::new();
+    for (i, &c) in chars.iter().enumerate() {
+        if let Some(f) = fold(c) {
+            current.push(f);
+            continue;
+        }
+        let decimal = c == '.'
+            && current.chars().last().is_some_and(|p| p.is_ascii_digit())
+            && chars.get(i + 1).is_some_and(|n| n.is_ascii_digit());
+        if decimal {
+            current.push('.');
+        } else if !current.is_empty() {
+            out.push(std::mem::take(&mut current));
+        }
+    }
+    if !current.is_empty() {
+        out.push(current);
+    }
+    out
+}
+
+/// The terms of a short identifying text (a name, an abbreviation, a code, a query): every word,
+/// plus every pair of adjacent words joined, plus the whole text joined when it has up to four
+/// words ("lung rads 4b" → `lungrads4b`).
+pub fn identity_terms(text: &str) -> Vec<String> {
+    let words = words(text);
+    let mut terms = words.clone();
+    for pair in words.windows(2) {
+        terms.push(format!("{}{}", pair[0], pair[1]));
+    }
+    if (3..=4).contains(&words.len()) {
+        terms.push(words.concat());
+    }
+    terms.sort();
+    terms.dedup();
+    terms
+}
+
+/// The terms of free text (definitions, management): words without stopwords.
+pub fn text_terms(text: &str) -> Vec<String> {
+    let mut terms: Vec<String> = words(text)
+        .into_iter()
+        .filter(|w| !STOPWORDS.contains(&w.as_str()))
+        .collect();
+    terms.sort();
+    terms.dedup();
+    terms
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn spellings_of_tirads_meet() {
+        for spelling in ["TI-RADS", "TIRADS", "ti rads", "Ti–Rads"] {
+            assert!(
+                identity_terms(spelling).contains(&"tirads".to_string()),
+                "{spelling}"
+            );
+        }
+    }
+
+    #[test]
+    fn diacritics_and_case_fold() {
+        assert_eq!(words("González Müller"), vec!["gonzalez", "muller"]);
+    }
+
+    #[test]
+    fn decimals_stay_whole_and_punctuation_splits() {
+        assert_eq!(
+            words("PI-RADS v2.1, 1.5 cm."),
+            vec!["pi", "rads", "v2.1", "1.5", "cm"]
+        );
+    }
+
+    #[test]
+    fn short_phrases_join_whole() {
+        let terms = identity_terms("Lung-RADS 4B");
+        assert!(terms.contains(&"lungrads".to_string()));
+        assert!(terms.contains(&"rads4b".to_string()));
+        assert!(terms.contains(&"lungrads4b".to_string()));
+    }
+
+    #[test]
+    fn stopwords_leave_free_text() {
+        assert_eq!(text_terms("the size of the nodule"), vec!["nodule", "size"]);
+    }
+}

@@ -1,0 +1,691 @@
+//! The corpus rules that a build must never ship without.
+//!
+//! Parsing (in `load`) already refuses unknown fields and enum values outside the schema;
+//! this module checks what the types cannot express: every clinical line cited and located,
+//! references that exist, well-formed DOIs and dates, slugs that keep the public contract, and
+//! decision units whose rules only name inputs, values and outcomes that exist.
+//!
+//! Each problem names the file, a JSON path inside it and the reason, so the author can go
+//! straight to the line.
+
+use super::source::*;
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
+
+/// One reason the corpus cannot be built.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Problem {
+    /// The file, relative to `corpus/`.
+    pub file: String,
+    /// A JSON path inside the file (`$` for the file itself).
+    pub path: String,
+    pub reason: String,
+}
+
+impl fmt::Display for Problem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "corpus/{} at {}: {}", self.file, self.path, self.reason)
+    }
+}
+
+/// Everything the corpus directory holds, parsed.
+#[derive(Clone, Debug, Default)]
+pub struct Sources {
+    /// `(file name relative to corpus/, system)`, sorted by file name.
+    pub systems: Vec<(String, System)>,
+    /// The published slugs of `slugs.txt`, in file order.
+    pub registry: Vec<String>,
+    pub coverage: Option<CoverageFile>,
+}
+
+/// Checks the whole corpus; an empty result means it may be built.
+pub fn validate(sources: &Sources) -> Vec<Problem> {
+    let mut problems = Vec::new();
+    let planned: BTreeSet<&str> = sources
+        .coverage
+        .iter()
+        .flat_map(|c| c.not_covered.iter())
+        .filter_map(|n| n.planned_slug.as_deref())
+        .collect();
+    let mut seen: BTreeMap<&str, &str> = BTreeMap::new();
+    for (file, system) in &sources.systems {
+        if let Some(first) = seen.insert(&system.slug, file) {
+            problems.push(Problem {
+                file: file.clone(),
+                path: "$.slug".into(),
+                reason: format!("duplicate slug '{}' (also in {first})", system.slug),
+            });
+        }
+    }
+    let known: BTreeSet<&str> = seen
+        .keys()
+        .copied()
+        .chain(planned.iter().copied())
+        .collect();
+    for (file, system) in &sources.systems {
+        let mut check = Checker {
+            file,
+            system,
+            known_slugs: &known,
+            problems: &mut problems,
+        };
+        check.system();
+    }
+    let registry: BTreeSet<&str> = sources.registry.iter().map(String::as_str).collect();
+    for slug in &sources.registry {
+        if !seen.contains_key(slug.as_str()) {
+            problems.push(Problem {
+                file: "slugs.txt".into(),
+                path: "$".into(),
+                reason: format!(
+                    "published slug '{slug}' has no file systems/{slug}.json: slugs are never \
+                     removed; restore the file (a retired system keeps its page)"
+                ),
+            });
+        }
+    }
+    for (slug, file) in &seen {
+        if !registry.contains(slug) {
+            problems.push(Problem {
+                file: file.to_string(),
+                path: "$.slug".into(),
+                reason: format!("slug '{slug}' is not in slugs.txt: add it to publish the system"),
+            });
+        }
+        if planned.contains(slug) {
+            problems.push(Problem {
+                file: "coverage.json".into(),
+                path: "$.not_covered".into(),
+                reason: format!("'{slug}' is authored; remove it from the not-covered list"),
+            });
+        }
+    }
+    problems.sort();
+    problems
+}
+
+/// Checks one system file, collecting problems.
+struct Checker<'a> {
+    file: &'a str,
+    system: &'a System,
+    known_slugs: &'a BTreeSet<&'a str>,
+    problems: &'a mut Vec<Problem>,
+}
+
+impl Checker<'_> {
+    fn fail(&mut self, path: impl Into<String>, reason: impl Into<String>) {
+        self.problems.push(Problem {
+            file: self.file.to_string(),
+            path: path.into(),
+            reason: reason.into(),
+        });
+    }
+
+    fn system(&mut self) {
+        let s = self.system;
+        if !is_slug(&s.slug) {
+            self.fail(
+                "$.slug",
+                format!("slug '{}' must match ^[a-z0-9-]+$", s.slug),
+            );
+        }
+        let stem = self
+            .file
+            .rsplit('/')
+            .next()
+            .unwrap_or(self.file)
+            .trim_end_matches(".json");
+        if stem != s.slug {
+            self.fail(
+                "$.slug",
+                format!("slug '{}' does not match the file name '{stem}'", s.slug),
+            );
+        }
+        for (field, value) in [
+            ("name", &s.name),
+            ("short_name", &s.short_name),
+            ("issuer", &s.issuer),
+            ("version", &s.version),
+            ("summary", &s.summary),
+        ] {
+            if value.trim().is_empty() {
+                self.fail(format!("$.{field}"), "must not be empty");
+            }
+        }
+        if s.organs.is_empty() {
+            self.fail("$.organs", "at least one organ is required");
+        }
+        for (i, organ) in s.organs.iter().enumerate() {
+            if organ.trim().is_empty() || *organ != organ.to_lowercase() {
+                self.fail(
+                    format!("$.organs[{i}]"),
+                    "organs are non-empty and lower case",
+                );
+            }
+        }
+        if s.modalities.is_empty() {
+            self.fail("$.modalities", "at least one modality is required");
+        }
+        for (i, m) in s.modalities.iter().enumerate() {
+            if !MODALITIES.contains(&m.as_str()) {
+                self.fail(
+                    format!("$.modalities[{i}]"),
+                    format!("unknown modality '{m}'; allowed: {}", MODALITIES.join(", ")),
+                );
+            }
+        }
+        self.currency();
+        self.references();
+        self.lineage();
+        for (i, line) in s.scope.iter().enumerate() {
+            self.line(&format!("$.scope[{i}]"), line);
+        }
+        self.inputs();
+        self.units();
+        self.outcomes();
+        self.variants();
+        self.crossrefs();
+        for (i, gap) in s.gaps.iter().enumerate() {
+            if gap.topic.trim().is_empty() || gap.reason.trim().is_empty() {
+                self.fail(format!("$.gaps[{i}]"), "a gap needs a topic and a reason");
+            }
+        }
+    }
+
+    fn currency(&mut self) {
+        let c = &self.system.currency;
+        self.date("$.currency.effective", &c.effective);
+        self.date("$.currency.last_reviewed", &c.last_reviewed);
+        for (field, slugs) in [
+            ("supersedes", &c.supersedes),
+            ("superseded_by", &c.superseded_by),
+        ] {
+            for (i, slug) in slugs.iter().enumerate() {
+                self.known_slug(&format!("$.currency.{field}[{i}]"), slug);
+            }
+        }
+    }
+
+    fn references(&mut self) {
+        if self.system.references.is_empty() {
+            self.fail("$.references", "at least one reference is required");
+        }
+        for (id, r) in &self.system.references {
+            let path = format!("$.references.{id}");
+            if !is_ident(id, '_') {
+                self.fail(
+                    &path,
+                    format!("reference id '{id}' must match ^[a-z0-9_]+$"),
+                );
+            }
+            if r.authors.is_empty() || r.authors.iter().any(|a| a.trim().is_empty()) {
+                self.fail(format!("{path}.authors"), "authors must be non-empty names");
+            }
+            if r.title.trim().is_empty() {
+                self.fail(format!("{path}.title"), "must not be empty");
+            }
+            if !(1900..=2100).contains(&r.year) {
+                self.fail(
+                    format!("{path}.year"),
+                    format!("implausible year {}", r.year),
+                );
+            }
+            if let Some(doi) = &r.doi {
+                if !is_doi(doi) {
+                    self.fail(
+                        format!("{path}.doi"),
+                        format!("malformed DOI '{doi}': must match 10.NNNN/suffix (no 'doi:' or URL prefix)"),
+                    );
+                }
+            }
+            if let Some(pmid) = &r.pmid {
+                if pmid.is_empty() || !pmid.bytes().all(|b| b.is_ascii_digit()) {
+                    self.fail(
+                        format!("{path}.pmid"),
+                        format!("PMID '{pmid}' must be digits"),
+                    );
+                }
+            }
+            if let Some(url) = &r.url {
+                if !url.starts_with("https://") && !url.starts_with("http://") {
+                    self.fail(format!("{path}.url"), "url must be http(s)");
+                }
+            }
+        }
+    }
+
+    fn lineage(&mut self) {
+        let lineage = &self.system.lineage;
+        if lineage.is_empty() {
+            self.fail("$.lineage", "at least one version event is required");
+        }
+        for (i, e) in lineage.iter().enumerate() {
+            let path = format!("$.lineage[{i}]");
+            self.date(&format!("{path}.date"), &e.date);
+            if e.summary.trim().is_empty() {
+                self.fail(format!("{path}.summary"), "must not be empty");
+            }
+            if let Some(c) = &e.citation {
+                self.citation(&format!("{path}.citation"), c);
+            }
+            if i > 0 && date_key(&lineage[i - 1].date) > date_key(&e.date) {
+                self.fail(
+                    format!("{path}.date"),
+                    "lineage must be in date order, oldest first",
+                );
+            }
+        }
+    }
+
+    fn inputs(&mut self) {
+        let mut ids = BTreeSet::new();
+        let unit_ids: BTreeSet<&str> = self
+            .system
+            .decision_units
+            .iter()
+            .map(|u| u.id.as_str())
+            .collect();
+        for (i, input) in self.system.inputs.iter().enumerate() {
+            let path = format!("$.inputs[{i}]");
+            self.line(&path, input);
+            if !is_ident(&input.id, '_') || !input.id.starts_with(|c: char| c.is_ascii_lowercase())
+            {
+                self.fail(
+                    format!("{path}.id"),
+                    format!("input id '{}' must match ^[a-z][a-z0-9_]*$", input.id),
+                );
+            }
+            if !ids.insert(input.id.as_str()) {
+                self.fail(
+                    format!("{path}.id"),
+                    format!("duplicate input id '{}'", input.id),
+                );
+            }
+            match input.kind {
+                InputType::Enum | InputType::Multi => {
+                    if input.values.is_empty() {
+                        self.fail(
+                            format!("{path}.values"),
+                            "enum and multi inputs need values",
+                        );
+                    }
+                    let mut values = BTreeSet::new();
+                    for (j, v) in input.values.iter().enumerate() {
+                        if !values.insert(v.value.as_str()) {
+                            self.fail(
+                                format!("{path}.values[{j}]"),
+                                format!("duplicate value '{}'", v.value),
+                            );
+                        }
+                    }
+                }
+                InputType::Number => {
+                    if input.unit.as_deref().is_none_or(|u| u.trim().is_empty()) {
+                        self.fail(format!("{path}.unit"), "number inputs need a unit");
+                    }
+                }
+                InputType::Boolean => {}
+            }
+            if let Some(unit) = &input.derived_from {
+                if !unit_ids.contains(unit.as_str()) {
+                    self.fail(
+                        format!("{path}.derived_from"),
+                        format!("no decision unit '{unit}'"),
+                    );
+                }
+            }
+        }
+    }
+
+    fn units(&mut self) {
+        let inputs: BTreeMap<&str, &Input> = self
+            .system
+            .inputs
+            .iter()
+            .map(|i| (i.id.as_str(), i))
+            .collect();
+        let outcomes: BTreeSet<&str> = self
+            .system
+            .outcomes
+            .iter()
+            .map(|o| o.code.as_str())
+            .collect();
+        let mut ids = BTreeSet::new();
+        for (u, unit) in self.system.decision_units.iter().enumerate() {
+            let path = format!("$.decision_units[{u}]");
+            self.line(&path, unit);
+            if !ids.insert(unit.id.as_str()) {
+                self.fail(
+                    format!("{path}.id"),
+                    format!("duplicate decision unit id '{}'", unit.id),
+                );
+            }
+            if unit.rules.is_empty() {
+                self.fail(format!("{path}.rules"), "a decision unit needs rules");
+            }
+            for (i, id) in unit.inputs.iter().enumerate() {
+                if !inputs.contains_key(id.as_str()) {
+                    self.fail(format!("{path}.inputs[{i}]"), format!("no input '{id}'"));
+                }
+            }
+            let mut vars: BTreeMap<&str, Var> = unit
+                .inputs
+                .iter()
+                .filter_map(|id| {
+                    inputs
+                        .get(id.as_str())
+                        .map(|i| (id.as_str(), Var::Input(i)))
+                })
+                .collect();
+            if let Some(score) = &unit.score {
+                for (i, id) in score.sum.iter().enumerate() {
+                    let spath = format!("{path}.score.sum[{i}]");
+                    match inputs.get(id.as_str()) {
+                        Some(input) if !unit.inputs.contains(id) => {
+                            let _ = input;
+                            self.fail(spath, format!("'{id}' is not an input of this unit"))
+                        }
+                        Some(input) if input.values.iter().all(|v| v.points.is_none()) => {
+                            self.fail(spath, format!("input '{id}' has no points to sum"))
+                        }
+                        Some(_) => {}
+                        None => self.fail(spath, format!("no input '{id}'")),
+                    }
+                }
+                if vars.insert(score.id.as_str(), Var::Score).is_some() {
+                    self.fail(
+                        format!("{path}.score.id"),
+                        "score id collides with an input id",
+                    );
+                }
+            }
+            for (r, rule) in unit.rules.iter().enumerate() {
+                let rpath = format!("{path}.rules[{r}]");
+                self.line(&rpath, rule);
+                match (&rule.outcome, &rule.result) {
+                    (None, None) => self.fail(&rpath, "a rule needs an outcome or a result"),
+                    (Some(code), _) if !outcomes.contains(code.as_str()) => self.fail(
+                        format!("{rpath}.outcome"),
+                        format!("outcome '{code}' is not defined in outcomes"),
+                    ),
+                    _ => {}
+                }
+                self.condition(&format!("{rpath}.when"), &rule.when, &vars);
+            }
+        }
+    }
+
+    fn condition(&mut self, path: &str, cond: &Condition, vars: &BTreeMap<&str, Var>) {
+        match cond {
+            Condition::Always(a) => {
+                if !a.always {
+                    self.fail(path, "{\"always\": false} never holds; remove the rule");
+                }
+            }
+            Condition::Not(n) => self.condition(&format!("{path}.not"), &n.not, vars),
+            Condition::All(a) => {
+                for (i, c) in a.all.iter().enumerate() {
+                    self.condition(&format!("{path}.all[{i}]"), c, vars);
+                }
+            }
+            Condition::Any(a) => {
+                for (i, c) in a.any.iter().enumerate() {
+                    self.condition(&format!("{path}.any[{i}]"), c, vars);
+                }
+            }
+            Condition::Compare(c) => match vars.get(c.var.as_str()) {
+                None => self.fail(
+                    format!("{path}.var"),
+                    format!("'{}' is neither an input nor the score of this unit", c.var),
+                ),
+                Some(var) => {
+                    if let Err(reason) = check_compare(c, var) {
+                        self.fail(path, reason);
+                    }
+                }
+            },
+        }
+    }
+
+    fn outcomes(&mut self) {
+        let mut codes = BTreeSet::new();
+        for (i, o) in self.system.outcomes.iter().enumerate() {
+            let path = format!("$.outcomes[{i}]");
+            if o.code.trim().is_empty() || o.code.trim() != o.code {
+                self.fail(
+                    format!("{path}.code"),
+                    "code must be non-empty without outer spaces",
+                );
+            }
+            if !codes.insert(o.code.as_str()) {
+                self.fail(
+                    format!("{path}.code"),
+                    format!("duplicate outcome code '{}'", o.code),
+                );
+            }
+            if o.label.trim().is_empty() {
+                self.fail(format!("{path}.label"), "must not be empty");
+            }
+            self.line(&format!("{path}.definition"), &o.definition);
+            if let Some(risk) = &o.risk {
+                self.line(&format!("{path}.risk"), risk);
+            }
+            for (j, m) in o.management.iter().enumerate() {
+                self.line(&format!("{path}.management[{j}]"), m);
+            }
+        }
+    }
+
+    fn variants(&mut self) {
+        let mut ids = BTreeSet::new();
+        for (i, v) in self.system.variants.iter().enumerate() {
+            let path = format!("$.variants[{i}]");
+            if !ids.insert(v.id.as_str()) {
+                self.fail(
+                    format!("{path}.id"),
+                    format!("duplicate variant id '{}'", v.id),
+                );
+            }
+            self.line(&format!("{path}.label"), &v.label);
+            for (j, p) in v.procedures.iter().enumerate() {
+                self.line(&format!("{path}.procedures[{j}]"), p);
+            }
+        }
+    }
+
+    fn crossrefs(&mut self) {
+        for (i, x) in self.system.crossrefs.iter().enumerate() {
+            let path = format!("$.crossrefs[{i}]");
+            match (&x.slug, &x.external) {
+                (Some(slug), None) => {
+                    self.known_slug(&format!("{path}.slug"), slug);
+                    if *slug == self.system.slug {
+                        self.fail(format!("{path}.slug"), "a system cannot refer to itself");
+                    }
+                }
+                (None, Some(ext)) => {
+                    if ext.id.trim().is_empty() {
+                        self.fail(format!("{path}.external.id"), "must not be empty");
+                    }
+                }
+                _ => self.fail(&path, "a crossref has exactly one of slug or external"),
+            }
+        }
+    }
+
+    fn known_slug(&mut self, path: &str, slug: &str) {
+        if !self.known_slugs.contains(slug) {
+            self.fail(
+                path,
+                format!("unknown slug '{slug}': not in the corpus nor planned in coverage.json"),
+            );
+        }
+    }
+
+    fn citation(&mut self, path: &str, citation: &str) {
+        if citation.trim().is_empty() {
+            self.fail(path, "uncited: citation is empty");
+        } else if !self.system.references.contains_key(citation) {
+            self.fail(
+                path,
+                format!("citation '{citation}' is not a reference id of this system"),
+            );
+        }
+    }
+
+    fn line(&mut self, path: &str, item: &impl AsLine) {
+        let line = item.line();
+        if line.text.trim().is_empty() {
+            self.fail(format!("{path}.text"), "a clinical line needs its text");
+        }
+        self.citation(&format!("{path}.citation"), line.citation);
+        if line.locator.trim().is_empty() {
+            self.fail(format!("{path}.locator"), "unlocated: locator is empty");
+        }
+        if line.verification == Verification::Verified {
+            match (line.reviewer, line.reviewed_on) {
+                (Some(r), Some(d)) if !r.trim().is_empty() => {
+                    self.date(&format!("{path}.reviewed_on"), d)
+                }
+                _ => self.fail(
+                    format!("{path}.verification"),
+                    "'verified' requires reviewer and reviewed_on",
+                ),
+            }
+        }
+    }
+
+    fn date(&mut self, path: &str, date: &str) {
+        if !is_date(date) {
+            self.fail(
+                path,
+                format!("'{date}' is not an ISO 8601 date (YYYY, YYYY-MM or YYYY-MM-DD)"),
+            );
+        }
+    }
+}
+
+/// What a condition variable refers to.
+#[derive(Clone, Copy)]
+enum Var<'a> {
+    Input(&'a Input),
+    Score,
+}
+
+fn check_compare(c: &Compare, var: &Var) -> Result<(), String> {
+    let numeric = |v: &serde_json::Value| v.is_number();
+    let ordering = matches!(c.op, Op::Lt | Op::Lte | Op::Gt | Op::Gte);
+    match var {
+        Var::Score => {
+            if matches!(c.op, Op::In | Op::Has) || !numeric(&c.value) {
+                return Err(format!(
+                    "score '{}' is compared with a number using eq, ne, lt, lte, gt or gte",
+                    c.var
+                ));
+            }
+        }
+        Var::Input(input) => match input.kind {
+            InputType::Number => {
+                let ok = match c.op {
+                    Op::In => c.value.as_array().is_some_and(|a| a.iter().all(numeric)),
+                    Op::Has => false,
+                    _ => numeric(&c.value),
+                };
+                if !ok {
+                    return Err(format!(
+                        "number input '{}' needs a numeric value (in: an array of numbers)",
+                        c.var
+                    ));
+                }
+            }
+            InputType::Boolean => {
+                if !matches!(c.op, Op::Eq | Op::Ne) || !c.value.is_boolean() {
+                    return Err(format!(
+                        "boolean input '{}' is compared with eq/ne and true/false",
+                        c.var
+                    ));
+                }
+            }
+            InputType::Enum | InputType::Multi => {
+                if ordering {
+                    return Err(format!("'{}' has no order; use eq, ne, in or has", c.var));
+                }
+                if input.kind == InputType::Enum && c.op == Op::Has {
+                    return Err(format!(
+                        "'has' applies to multi inputs; '{}' is an enum (use eq or in)",
+                        c.var
+                    ));
+                }
+                let values: Vec<&serde_json::Value> = match (&c.op, &c.value) {
+                    (Op::In, serde_json::Value::Array(items)) => items.iter().collect(),
+                    (Op::In, _) => return Err("'in' needs an array value".into()),
+                    (_, v) => vec![v],
+                };
+                for v in values {
+                    let declared = v
+                        .as_str()
+                        .is_some_and(|s| input.values.iter().any(|d| d.value == s));
+                    if !declared {
+                        return Err(format!("value {v} is not declared by input '{}'", c.var));
+                    }
+                }
+            }
+        },
+    }
+    Ok(())
+}
+
+/// `^[a-z0-9-]+$`
+pub fn is_slug(s: &str) -> bool {
+    is_ident(s, '-')
+}
+
+fn is_ident(s: &str, sep: char) -> bool {
+    !s.is_empty()
+        && s.chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == sep)
+}
+
+/// `10.\d{4,9}/\S+`, anchored.
+pub fn is_doi(doi: &str) -> bool {
+    let Some(rest) = doi.strip_prefix("10.") else {
+        return false;
+    };
+    let Some((registrant, suffix)) = rest.split_once('/') else {
+        return false;
+    };
+    (4..=9).contains(&registrant.len())
+        && registrant.bytes().all(|b| b.is_ascii_digit())
+        && !suffix.is_empty()
+        && !suffix.chars().any(char::is_whitespace)
+}
+
+/// `YYYY`, `YYYY-MM` or `YYYY-MM-DD` with a plausible month and day.
+pub fn is_date(date: &str) -> bool {
+    let parts: Vec<&str> = date.split('-').collect();
+    let num = |s: &str, len: usize| {
+        (s.len() == len && s.bytes().all(|b| b.is_ascii_digit())).then(|| s.parse::<u32>().ok())
+    };
+    match parts.as_slice() {
+        [y] => num(y, 4).flatten().is_some(),
+        [y, m] => {
+            num(y, 4).flatten().is_some()
+                && num(m, 2).flatten().is_some_and(|m| (1..=12).contains(&m))
+        }
+        [y, m, d] => {
+            num(y, 4).flatten().is_some()
+                && num(m, 2).flatten().is_some_and(|m| (1..=12).contains(&m))
+                && num(d, 2).flatten().is_some_and(|d| (1..=31).contains(&d))
+        }
+        _ => false,
+    }
+}
+
+/// A sortable key of a partial date (a missing month or day sorts as the first).
+pub fn date_key(date: &str) -> String {
+    match date.len() {
+        4 => format!("{date}-01-01"),
+        7 => format!("{date}-01"),
+        _ => date.to_string(),
+    }
+}
