@@ -1,5 +1,5 @@
 # radref: the two commands a newcomer needs are `make dev` and `make test`.
-.PHONY: dev test setup fmt clean
+.PHONY: dev test setup fmt clean corpus-check
 
 ## Install what is missing, migrate the local D1 database and serve on 127.0.0.1:8787.
 dev:
@@ -20,3 +20,7 @@ fmt:
 ## Remove build outputs and local state (installed tools stay where they are).
 clean:
 	@rm -rf target build .wrangler
+
+## Validate corpus/ (or DIR=...) and print its figures, without building the worker.
+corpus-check:
+	@cargo run --quiet --features tools --bin corpus-check -- $(or $(DIR),corpus)

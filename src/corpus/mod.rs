@@ -8,7 +8,7 @@ pub mod source;
 pub mod text;
 pub mod validate;
 
-#[cfg(test)]
+#[cfg(any(test, feature = "tools"))]
 pub mod load;
 
 #[cfg(test)]
