@@ -6,8 +6,10 @@
 //! implementation and the wasm build with the Cloudflare bindings.
 
 use crate::config::Config;
+use crate::corpus_api;
 use crate::error::{allow_header, ApiError, ErrorFormat};
 use crate::http::{Method, Request, Response};
+use crate::ratelimit::RateLimiter;
 use crate::router::Route;
 use serde_json::json;
 
@@ -34,15 +36,21 @@ pub trait Services {
 }
 
 /// The application state shared by all requests of an isolate.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub struct App {
     pub config: Config,
+    /// Per-client counters of the corpus routes.
+    pub corpus_limiter: RateLimiter,
 }
 
 impl App {
     /// An application with the given configuration.
     pub fn new(config: Config) -> App {
-        App { config }
+        let corpus_limiter = RateLimiter::new(config.corpus_rate_limit, config.corpus_rate_window);
+        App {
+            config,
+            corpus_limiter,
+        }
     }
 }
 
@@ -68,10 +76,31 @@ pub async fn handle<S: Services>(app: &App, services: &S, request: Request) -> R
             },
             format,
         ),
-        (Some(route), _) => match dispatch(app, services, route, &request).await {
-            Ok(response) => response,
-            Err(err) => error_response(services, err, format),
-        },
+        (Some(route), _) => {
+            let limit = route.is_corpus().then(|| {
+                app.corpus_limiter
+                    .check(client_ip(&request), services.now_ms() / 1000)
+            });
+            let mut response = match limit {
+                Some(d) if !d.allowed => error_response(
+                    services,
+                    ApiError::RateLimited {
+                        retry_after: d.reset,
+                    },
+                    format,
+                ),
+                _ => match dispatch(app, services, route, &request).await {
+                    Ok(response) => response,
+                    Err(err) => error_response(services, err, format),
+                },
+            };
+            if let Some(d) = limit {
+                response.set_header("x-ratelimit-limit", d.limit.to_string());
+                response.set_header("x-ratelimit-remaining", d.remaining.to_string());
+                response.set_header("x-ratelimit-reset", d.reset.to_string());
+            }
+            response
+        }
     };
     finish(&mut response, request.method);
     response
@@ -79,21 +108,37 @@ pub async fn handle<S: Services>(app: &App, services: &S, request: Request) -> R
 
 /// Runs the handler of a resolved route.
 async fn dispatch<S: Services>(
-    _app: &App,
+    app: &App,
     _services: &S,
     route: &Route,
-    _request: &Request,
+    request: &Request,
 ) -> Result<Response, ApiError> {
     match route {
-        Route::Health => Ok(health()),
+        Route::Health => Ok(health(app)),
+        Route::Organs => corpus_api::organs(request),
+        Route::Systems => corpus_api::systems(request),
+        Route::System(slug) => corpus_api::system(request, slug),
+        Route::Search => corpus_api::search(request),
+        Route::Changes => corpus_api::changes(request),
+        Route::ChangesRss => corpus_api::changes_rss(request),
+        Route::Coverage => corpus_api::coverage(request),
         other => Err(ApiError::not_found(format!(
             "{other:?} is not available in this build"
         ))),
     }
 }
 
+/// The client's address as the edge reports it; requests without one share a bucket.
+fn client_ip(request: &Request) -> &str {
+    request
+        .header("cf-connecting-ip")
+        .map(str::trim)
+        .filter(|ip| !ip.is_empty())
+        .unwrap_or("unknown")
+}
+
 /// `GET /api/v1/health`: liveness, the build's version and the corpus it carries.
-fn health() -> Response {
+fn health(app: &App) -> Response {
     Response::json(
         200,
         &json!({
@@ -101,7 +146,12 @@ fn health() -> Response {
             "service": "radref",
             "version": env!("CARGO_PKG_VERSION"),
             "api_version": API_VERSION,
-            "corpus": { "hash": crate::build_info::CORPUS_HASH },
+            "environment": app.config.environment,
+            "corpus": {
+                "hash": crate::build_info::CORPUS_HASH,
+                "systems": crate::corpus::compiled::TOTALS.systems,
+                "clinical_lines": crate::corpus::compiled::TOTALS.lines,
+            },
         }),
     )
     .with_header("cache-control", "no-store")

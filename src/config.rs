@@ -8,12 +8,18 @@
 pub struct Config {
     /// Name of the deployment (`production`, `development`, `test`), shown in health.
     pub environment: String,
+    /// Corpus requests allowed per client IP per window (`CORPUS_RATE_LIMIT`).
+    pub corpus_rate_limit: u32,
+    /// The rate-limit window in seconds (`CORPUS_RATE_WINDOW`).
+    pub corpus_rate_window: u64,
 }
 
 impl Default for Config {
     fn default() -> Config {
         Config {
             environment: "production".to_string(),
+            corpus_rate_limit: 300,
+            corpus_rate_window: 60,
         }
     }
 }
@@ -26,8 +32,19 @@ impl Config {
             environment: lookup("ENVIRONMENT")
                 .filter(|v| !v.trim().is_empty())
                 .unwrap_or(defaults.environment),
+            corpus_rate_limit: number(&lookup, "CORPUS_RATE_LIMIT", 1, 1_000_000)
+                .unwrap_or(defaults.corpus_rate_limit as u64) as u32,
+            corpus_rate_window: number(&lookup, "CORPUS_RATE_WINDOW", 1, 86_400)
+                .unwrap_or(defaults.corpus_rate_window),
         }
     }
+}
+
+/// A numeric variable within bounds; anything else falls back to the default.
+fn number(lookup: &impl Fn(&str) -> Option<String>, name: &str, min: u64, max: u64) -> Option<u64> {
+    lookup(name)
+        .and_then(|v| v.trim().parse::<u64>().ok())
+        .filter(|n| (min..=max).contains(n))
 }
 
 #[cfg(test)]
@@ -43,5 +60,16 @@ mod tests {
     fn vars_override_defaults() {
         let c = Config::from_vars(|k| (k == "ENVIRONMENT").then(|| "test".to_string()));
         assert_eq!(c.environment, "test");
+    }
+
+    #[test]
+    fn out_of_range_numbers_fall_back() {
+        let c = Config::from_vars(|k| match k {
+            "CORPUS_RATE_LIMIT" => Some("0".into()),
+            "CORPUS_RATE_WINDOW" => Some("30".into()),
+            _ => None,
+        });
+        assert_eq!(c.corpus_rate_limit, 300);
+        assert_eq!(c.corpus_rate_window, 30);
     }
 }

@@ -66,6 +66,8 @@ pub struct Request {
     /// Header names in lower case, in arrival order.
     pub headers: Vec<(String, String)>,
     pub body: Vec<u8>,
+    /// Scheme and host the client addressed, e.g. `https://radref.example`, for absolute links.
+    pub origin: String,
 }
 
 impl Request {
@@ -81,6 +83,7 @@ impl Request {
             query: query.to_string(),
             headers: Vec::new(),
             body: Vec::new(),
+            origin: "http://localhost".to_string(),
         }
     }
 

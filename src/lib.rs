@@ -12,9 +12,12 @@ pub mod app;
 pub mod build_info;
 pub mod config;
 pub mod corpus;
+pub mod corpus_api;
 pub mod error;
 pub mod http;
+pub mod ratelimit;
 pub mod router;
+pub mod search;
 
 #[cfg(target_arch = "wasm32")]
 mod platform;

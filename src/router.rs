@@ -64,6 +64,11 @@ impl Route {
         Some(route)
     }
 
+    /// Whether the route belongs to the open corpus (rate-limited per client IP).
+    pub fn is_corpus(&self) -> bool {
+        !matches!(self, Route::Health)
+    }
+
     /// The methods this route answers (besides OPTIONS, which every route answers).
     pub fn allow(&self) -> &'static [Method] {
         match self {

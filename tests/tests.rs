@@ -8,3 +8,7 @@ mod support;
 
 // Health, unknown paths, wrong methods, CORS preflight and the headers of every response.
 mod platform;
+
+// Corpus read routes: organs, systems and filters, detail, search, changes, RSS, coverage,
+// caching and the rate limit.
+mod corpus;

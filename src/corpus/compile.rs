@@ -429,6 +429,10 @@ pub fn compile(sources: &Sources) -> Result<Compiled, String> {
                 label: o.label.clone(),
             });
             add(identity_terms(&o.code), doc, Field::Code);
+            // "Lung-RADS 4B", "TI-RADS TR4": the system's names joined with the code.
+            for n in std::iter::once(&s.short_name).chain(&s.abbreviations) {
+                add(identity_terms(&format!("{n} {}", o.code)), doc, Field::Code);
+            }
             add(identity_terms(&o.label), doc, Field::Label);
             add(system_terms.clone(), doc, Field::System);
             let mut text = o.definition.text.clone();

@@ -63,6 +63,7 @@ impl Status {
 /// How the source characterises the statement.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
+#[allow(clippy::enum_variant_names)] // The names are the wire values of the format.
 pub enum Consensus {
     Guideline,
     Consensus,
@@ -392,6 +393,7 @@ pub struct Outcome {
 /// Appropriateness ratings.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
+#[allow(clippy::enum_variant_names)] // The names are the wire values of the format.
 pub enum Rating {
     UsuallyAppropriate,
     MayBeAppropriate,

@@ -8,6 +8,8 @@
 use crate::app::{self, App, Services};
 use crate::config::Config;
 use crate::http::{Method, Request, Response};
+use std::cell::OnceCell;
+use std::rc::Rc;
 use worker::{event, Context, Env, Headers, MessageBatch};
 
 /// Services backed by the Worker's environment.
@@ -27,6 +29,12 @@ impl Services for WorkerServices {
     }
 }
 
+thread_local! {
+    /// The application state of this isolate, built on its first request and kept, so the
+    /// in-memory rate-limit windows persist between requests. (wasm32 has one thread.)
+    static APP: OnceCell<Rc<App>> = const { OnceCell::new() };
+}
+
 fn config(env: &Env) -> Config {
     Config::from_vars(|name| env.var(name).ok().map(|v| v.to_string()))
 }
@@ -38,7 +46,7 @@ async fn fetch(
     _ctx: Context,
 ) -> worker::Result<worker::Response> {
     console_error_panic_hook::set_once();
-    let app = App::new(config(&env));
+    let app = APP.with(|app| app.get_or_init(|| Rc::new(App::new(config(&env)))).clone());
     let services = WorkerServices { env };
     let request = match read_request(&mut req).await {
         Ok(request) => request,
@@ -93,6 +101,7 @@ async fn read_request(req: &mut worker::Request) -> worker::Result<Request> {
         query: url.query().unwrap_or("").to_string(),
         headers,
         body,
+        origin: url.origin().ascii_serialization(),
     })
 }
 

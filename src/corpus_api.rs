@@ -1,0 +1,345 @@
+//! The corpus read routes: organs, systems, one system, search, changes (JSON and RSS),
+//! coverage. All answer from the compiled corpus in memory.
+
+use crate::build_info::CORPUS_HASH;
+use crate::corpus::compile::NOTICE;
+use crate::corpus::compiled::{self, SystemEntry, EVENTS, SYSTEMS};
+use crate::corpus::source::{Family, Status, MODALITIES};
+use crate::corpus::validate::{date_key, is_date};
+use crate::error::ApiError;
+use crate::http::{Request, Response};
+use crate::search;
+use serde_json::json;
+
+/// `Cache-Control` of corpus responses: browsers keep them 5 minutes, shared caches an hour,
+/// and may serve a stale copy for a day while revalidating.
+pub const CACHE_CONTROL: &str = "public, max-age=300, s-maxage=3600, stale-while-revalidate=86400";
+/// Events returned by `/changes` when no limit is given, and the most it returns.
+pub const CHANGES_DEFAULT_LIMIT: usize = 50;
+pub const CHANGES_MAX_LIMIT: usize = 500;
+
+const JSON: &str = "application/json; charset=utf-8";
+
+/// The strong `ETag` of every corpus response: the corpus build hash.
+pub fn etag() -> String {
+    format!("\"{}\"", &CORPUS_HASH[..32.min(CORPUS_HASH.len())])
+}
+
+/// Wraps a corpus body with the caching headers, or answers 304 when the client's copy is
+/// current.
+pub fn cached(request: &Request, response: Response) -> Response {
+    let etag = etag();
+    let fresh = request.header("if-none-match").is_some_and(|v| {
+        v.split(',').any(|tag| {
+            let tag = tag.trim();
+            tag == "*" || tag.trim_start_matches("W/") == etag
+        })
+    });
+    let response = if fresh {
+        Response::empty(304)
+    } else {
+        response
+    };
+    response
+        .with_header("etag", etag)
+        .with_header("cache-control", CACHE_CONTROL)
+}
+
+fn prebuilt(path: &str) -> Result<&'static [u8], ApiError> {
+    compiled::file(path).ok_or_else(|| ApiError::internal(format!("missing compiled file {path}")))
+}
+
+/// The single value of a query parameter; repeated parameters are refused.
+fn param(request: &Request, name: &str) -> Result<Option<String>, ApiError> {
+    let mut values = request
+        .query_pairs()
+        .into_iter()
+        .filter(|(k, _)| k == name)
+        .map(|(_, v)| v);
+    let first = values.next();
+    if values.next().is_some() {
+        return Err(ApiError::bad_param(
+            name,
+            format!("parameter '{name}' was given more than once"),
+        ));
+    }
+    Ok(first)
+}
+
+/// An integer parameter within `min..=max`.
+pub fn int_param(
+    request: &Request,
+    name: &str,
+    default: usize,
+    min: usize,
+    max: usize,
+) -> Result<usize, ApiError> {
+    match param(request, name)? {
+        None => Ok(default),
+        Some(v) => match v.trim().parse::<usize>() {
+            Ok(n) if (min..=max).contains(&n) => Ok(n),
+            _ => Err(ApiError::bad_param(
+                name,
+                format!("'{name}' must be an integer from {min} to {max}; got '{v}'"),
+            )),
+        },
+    }
+}
+
+/// `GET /api/v1/organs`
+pub fn organs(request: &Request) -> Result<Response, ApiError> {
+    Ok(cached(
+        request,
+        Response::bytes(200, JSON, prebuilt("organs.json")?),
+    ))
+}
+
+/// `GET /api/v1/coverage`
+pub fn coverage(request: &Request) -> Result<Response, ApiError> {
+    Ok(cached(
+        request,
+        Response::bytes(200, JSON, prebuilt("coverage.json")?),
+    ))
+}
+
+/// `GET /api/v1/systems/{slug}`
+pub fn system(request: &Request, slug: &str) -> Result<Response, ApiError> {
+    match compiled::detail(slug) {
+        Some(body) => Ok(cached(request, Response::bytes(200, JSON, body))),
+        None => {
+            let shown: String = slug.chars().take(80).collect();
+            let suggestions = search::closest_slugs(&shown.to_lowercase(), 3);
+            Err(ApiError::not_found(format!(
+                "no system with slug '{shown}'; closest: {}",
+                suggestions.join(", ")
+            )))
+        }
+    }
+}
+
+/// Maps a modality as users write it to the interface's name.
+pub fn modality(value: &str) -> Option<&'static str> {
+    let v = value.trim().to_ascii_lowercase().replace([' ', '_'], "");
+    let name = match v.as_str() {
+        "ct" | "computedtomography" => "CT",
+        "mri" | "mr" | "magneticresonance" | "magneticresonanceimaging" => "MRI",
+        "us" | "ultrasound" | "ultrasonography" | "sonography" => "US",
+        "mammography" | "mammo" | "mg" | "mammogram" => "Mammography",
+        "pet/ct" | "petct" | "pet-ct" | "pet" => "PET/CT",
+        "xr" | "x-ray" | "xray" | "radiography" | "radiograph" | "cr" | "dx" => "XR",
+        _ => return None,
+    };
+    Some(name)
+}
+
+fn enum_param<T: Copy>(
+    request: &Request,
+    name: &str,
+    all: &[T],
+    as_str: fn(T) -> &'static str,
+) -> Result<Option<T>, ApiError> {
+    let Some(value) = param(request, name)? else {
+        return Ok(None);
+    };
+    let wanted = value.trim().to_ascii_lowercase();
+    all.iter()
+        .copied()
+        .find(|v| as_str(*v) == wanted)
+        .map(Some)
+        .ok_or_else(|| {
+            let allowed: Vec<&str> = all.iter().map(|v| as_str(*v)).collect();
+            ApiError::bad_param(
+                name,
+                format!("unknown {name} '{value}'; allowed: {}", allowed.join(", ")),
+            )
+        })
+}
+
+/// `GET /api/v1/systems`
+pub fn systems(request: &Request) -> Result<Response, ApiError> {
+    let family = enum_param(request, "family", &Family::ALL, Family::as_str)?;
+    let status = enum_param(request, "status", &Status::ALL, Status::as_str)?;
+    let modality_name = match param(request, "modality")? {
+        None => None,
+        Some(m) => Some(modality(&m).ok_or_else(|| {
+            ApiError::bad_param(
+                "modality",
+                format!(
+                    "unknown modality '{m}'; allowed: {} (aliases such as MR, ultrasound, mammo, PET, X-ray are accepted)",
+                    MODALITIES.join(", ")
+                ),
+            )
+        })?),
+    };
+    let organ = param(request, "organ")?.map(|o| o.trim().to_lowercase());
+    let q = param(request, "q")?.filter(|q| !q.trim().is_empty());
+    if q.as_ref()
+        .is_some_and(|q| q.chars().count() > search::MAX_QUERY_CHARS)
+    {
+        return Err(ApiError::bad_param(
+            "q",
+            format!("'q' is longer than {} characters", search::MAX_QUERY_CHARS),
+        ));
+    }
+    let keep = |s: &SystemEntry| {
+        family.is_none_or(|f| s.family == f)
+            && status.is_none_or(|st| s.status == st)
+            && modality_name.is_none_or(|m| s.modalities.contains(&m))
+            && organ
+                .as_ref()
+                .is_none_or(|o| s.organs.iter().any(|x| x == o))
+    };
+    // Without q: every matching system, by slug. With q: systems the query reaches (directly
+    // or through one of their outcomes), best first.
+    let selected: Vec<&SystemEntry> = match &q {
+        None => {
+            let mut all: Vec<&SystemEntry> = SYSTEMS.iter().filter(|s| keep(s)).collect();
+            all.sort_by_key(|s| s.slug);
+            all
+        }
+        Some(q) => {
+            let mut out: Vec<&SystemEntry> = Vec::new();
+            for hit in search::search(q, 1000) {
+                if let Some(s) = compiled::system(hit.slug) {
+                    if keep(s) && !out.iter().any(|o| o.slug == s.slug) {
+                        out.push(s);
+                    }
+                }
+            }
+            out
+        }
+    };
+    let mut body = String::with_capacity(256 + selected.len() * 600);
+    body.push_str("{\"data\":[");
+    for (i, s) in selected.iter().enumerate() {
+        if i > 0 {
+            body.push(',');
+        }
+        body.push_str(s.summary_json);
+    }
+    body.push_str("],\"meta\":");
+    body.push_str(
+        &json!({
+            "total": selected.len(),
+            "filters": {
+                "organ": organ,
+                "modality": modality_name,
+                "family": family.map(Family::as_str),
+                "status": status.map(Status::as_str),
+                "q": q,
+            },
+        })
+        .to_string(),
+    );
+    body.push_str(",\"notice\":");
+    body.push_str(&json!(NOTICE).to_string());
+    body.push('}');
+    Ok(cached(
+        request,
+        Response::bytes(200, JSON, body.into_bytes()),
+    ))
+}
+
+/// `GET /api/v1/search`
+pub fn search(request: &Request) -> Result<Response, ApiError> {
+    let q = param(request, "q")?.unwrap_or_default();
+    if q.trim().is_empty() {
+        return Err(ApiError::bad_param(
+            "q",
+            "query parameter 'q' is required and must not be empty",
+        ));
+    }
+    if q.chars().count() > search::MAX_QUERY_CHARS {
+        return Err(ApiError::bad_param(
+            "q",
+            format!("'q' is longer than {} characters", search::MAX_QUERY_CHARS),
+        ));
+    }
+    let limit = int_param(
+        request,
+        "limit",
+        search::DEFAULT_LIMIT,
+        1,
+        search::MAX_LIMIT,
+    )?;
+    let hits = search::search(&q, limit);
+    let data: Vec<serde_json::Value> = hits
+        .iter()
+        .map(|h| {
+            let mut v = serde_json::to_value(h).unwrap_or_default();
+            v["links"] = json!({ "system": format!("/api/v1/systems/{}", h.slug) });
+            v
+        })
+        .collect();
+    Ok(cached(
+        request,
+        Response::json(
+            200,
+            &json!({
+                "query": q,
+                "data": data,
+                "meta": { "total": data.len(), "limit": limit },
+                "notice": NOTICE,
+            }),
+        ),
+    ))
+}
+
+/// `GET /api/v1/changes`
+pub fn changes(request: &Request) -> Result<Response, ApiError> {
+    let limit = int_param(
+        request,
+        "limit",
+        CHANGES_DEFAULT_LIMIT,
+        1,
+        CHANGES_MAX_LIMIT,
+    )?;
+    let since = match param(request, "since")? {
+        None => None,
+        Some(s) if is_date(s.trim()) => Some(date_key(s.trim())),
+        Some(s) => {
+            return Err(ApiError::bad_param(
+                "since",
+                format!("'since' must be a date YYYY-MM-DD (or YYYY-MM, YYYY); got '{s}'"),
+            ))
+        }
+    };
+    let matching: Vec<_> = EVENTS
+        .iter()
+        .filter(|e| since.as_ref().is_none_or(|s| e.date >= s.as_str()))
+        .collect();
+    let mut body = String::from("{\"data\":[");
+    for (i, e) in matching.iter().take(limit).enumerate() {
+        if i > 0 {
+            body.push(',');
+        }
+        body.push_str(e.json);
+    }
+    body.push_str("],\"meta\":");
+    body.push_str(
+        &json!({
+            "total": matching.len(),
+            "limit": limit,
+            "since": since,
+            "rss": "/feed/changes.xml",
+        })
+        .to_string(),
+    );
+    body.push('}');
+    Ok(cached(
+        request,
+        Response::bytes(200, JSON, body.into_bytes()),
+    ))
+}
+
+/// `GET /feed/changes.xml`
+pub fn changes_rss(request: &Request) -> Result<Response, ApiError> {
+    let template = std::str::from_utf8(prebuilt("changes.xml")?)
+        .map_err(|e| ApiError::internal(format!("feed is not UTF-8: {e}")))?;
+    let origin = crate::corpus::compile::xml_escape(&request.origin);
+    let body = template.replace("{{BASE}}", &origin);
+    Ok(cached(
+        request,
+        Response::bytes(200, "application/rss+xml; charset=utf-8", body.into_bytes()),
+    ))
+}

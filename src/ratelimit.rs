@@ -1,0 +1,85 @@
+//! A fixed-window request counter per client, kept in the isolate's memory.
+//!
+//! Counts are per worker isolate: on Cloudflare that means per location (and per isolate
+//! within it), not global. That is what the `X-RateLimit-*` headers report, and the README and
+//! OpenAPI document say so. The clock is passed in, so the rules are testable on the host.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+
+/// Above this many tracked clients, expired windows are dropped before counting.
+const MAX_TRACKED: usize = 10_000;
+
+/// The verdict on one request.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Decision {
+    pub allowed: bool,
+    pub limit: u32,
+    pub remaining: u32,
+    /// Seconds until the window resets.
+    pub reset: u64,
+}
+
+/// Fixed-window counters keyed by client.
+#[derive(Debug)]
+pub struct RateLimiter {
+    limit: u32,
+    window_secs: u64,
+    windows: RefCell<HashMap<String, (u64, u32)>>,
+}
+
+impl RateLimiter {
+    /// `limit` requests per `window_secs` seconds per key.
+    pub fn new(limit: u32, window_secs: u64) -> RateLimiter {
+        RateLimiter {
+            limit,
+            window_secs: window_secs.max(1),
+            windows: RefCell::new(HashMap::new()),
+        }
+    }
+
+    /// Counts a request of `key` at `now_secs` and decides whether it may proceed.
+    pub fn check(&self, key: &str, now_secs: u64) -> Decision {
+        let window = now_secs / self.window_secs * self.window_secs;
+        let reset = window + self.window_secs - now_secs;
+        let mut windows = self.windows.borrow_mut();
+        if windows.len() > MAX_TRACKED {
+            windows.retain(|_, (start, _)| *start == window);
+        }
+        let entry = windows.entry(key.to_string()).or_insert((window, 0));
+        if entry.0 != window {
+            *entry = (window, 0);
+        }
+        let allowed = entry.1 < self.limit;
+        if allowed {
+            entry.1 += 1;
+        }
+        Decision {
+            allowed,
+            limit: self.limit,
+            remaining: self.limit - entry.1.min(self.limit),
+            reset,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_down_then_refuses_then_resets() {
+        let rl = RateLimiter::new(2, 60);
+        let a = rl.check("1.2.3.4", 120);
+        assert!(a.allowed);
+        assert_eq!(a.remaining, 1);
+        assert_eq!(a.reset, 60);
+        assert!(rl.check("1.2.3.4", 130).allowed);
+        let c = rl.check("1.2.3.4", 150);
+        assert!(!c.allowed);
+        assert_eq!(c.remaining, 0);
+        assert_eq!(c.reset, 30);
+        assert!(rl.check("5.6.7.8", 150).allowed, "keys are independent");
+        assert!(rl.check("1.2.3.4", 180).allowed, "a new window starts");
+    }
+}
