@@ -13,6 +13,9 @@ export CLOUDFLARE_CF_FETCH_ENABLED=false
 export WRANGLER_NO_SKILLS_UPDATE_PROMPTS=true
 export WRANGLER_LOG_PATH="$ROOT/.wrangler/logs"
 
+# Python tools for the tests live outside the repository too, reused by every clone.
+PY_VENV="${RADREF_VENV:-$HOME/.cache/radref/venv}"
+
 # Versions pinned by the project. wasm-bindgen must equal Cargo.lock's, exactly.
 WORKER_BUILD_VERSION=0.8.7
 WASM_BINDGEN_VERSION=$(awk '/^name = "wasm-bindgen"$/ { getline; gsub(/[^0-9.]/, "", $0); print; exit }' "$ROOT/Cargo.lock")

@@ -57,3 +57,16 @@ case "$node_version" in
     *) die "expected Node 22 from node_modules/.bin, found $node_version" ;;
 esac
 phase_done
+
+phase "setup: python test tools (tests/requirements.txt)"
+want=$(sha256sum tests/requirements.txt | cut -d' ' -f1)
+if [ -x "$PY_VENV/bin/python" ] && [ "$(cat "$PY_VENV/.requirements.sha256" 2>/dev/null)" = "$want" ]; then
+    echo "venv $PY_VENV matches tests/requirements.txt: skipping"
+else
+    echo "creating venv $PY_VENV and installing tests/requirements.txt"
+    python3 -m venv "$PY_VENV" || die "python3 -m venv"
+    "$PY_VENV/bin/pip" install --quiet --disable-pip-version-check -r tests/requirements.txt \
+        || die "pip install -r tests/requirements.txt"
+    echo "$want" > "$PY_VENV/.requirements.sha256"
+fi
+phase_done

@@ -74,4 +74,9 @@ RADREF_BASE_URL="$BASE_URL" cargo test --test integration --locked \
     || { echo "--- wrangler dev log (last 60 lines) ---"; tail -n 60 "$LOG"; die "integration tests"; }
 phase_done
 
+phase "test: OpenAPI 3.1 document validated (openapi-spec-validator)"
+curl -fsS -m 10 "$BASE_URL/api/v1/openapi" -o "$STATE/openapi.json" || die "GET /api/v1/openapi"
+"$PY_VENV/bin/openapi-spec-validator" --schema 3.1 "$STATE/openapi.json" || die "OpenAPI validation"
+phase_done
+
 printf '\nall checks passed in %ss\n' "$(($(date +%s) - TOTAL_START))"

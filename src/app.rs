@@ -122,10 +122,18 @@ async fn dispatch<S: Services>(
         Route::Changes => corpus_api::changes(request),
         Route::ChangesRss => corpus_api::changes_rss(request),
         Route::Coverage => corpus_api::coverage(request),
-        other => Err(ApiError::not_found(format!(
-            "{other:?} is not available in this build"
-        ))),
+        Route::LlmsTxt => corpus_api::llms_txt(request),
+        Route::OpenApi => Ok(corpus_api::cached(
+            request,
+            Response::bytes(200, "application/json; charset=utf-8", openapi_bytes()),
+        )),
     }
+}
+
+/// The OpenAPI document, serialised once per isolate.
+fn openapi_bytes() -> &'static [u8] {
+    static BYTES: std::sync::OnceLock<Vec<u8>> = std::sync::OnceLock::new();
+    BYTES.get_or_init(|| serde_json::to_vec(&crate::openapi::document()).unwrap_or_default())
 }
 
 /// The client's address as the edge reports it; requests without one share a bucket.
@@ -290,14 +298,14 @@ pub(crate) mod tests {
     #[test]
     fn preflight_is_204_with_allowed_headers() {
         let r = call(
-            Request::new(Method::Options, "/api/v1/context")
+            Request::new(Method::Options, "/api/v1/systems")
                 .with_header("Origin", "https://example.org")
                 .with_header("Access-Control-Request-Method", "POST"),
         );
         assert_eq!(r.status, 204);
         assert!(r.body.is_empty());
         let methods = r.header("access-control-allow-methods").unwrap();
-        assert!(methods.contains("POST"));
+        assert!(methods.contains("GET"));
         let headers = r.header("access-control-allow-headers").unwrap();
         for h in ["Authorization", "X-API-Key", "Content-Type"] {
             assert!(headers.contains(h));

@@ -343,3 +343,15 @@ pub fn changes_rss(request: &Request) -> Result<Response, ApiError> {
         Response::bytes(200, "application/rss+xml; charset=utf-8", body.into_bytes()),
     ))
 }
+
+/// `GET /llms.txt`: the discovery file for agents (llms.txt convention).
+pub fn llms_txt(request: &Request) -> Result<Response, ApiError> {
+    Ok(cached(
+        request,
+        Response::bytes(
+            200,
+            "text/plain; charset=utf-8",
+            include_str!("docs/llms.txt").as_bytes(),
+        ),
+    ))
+}

@@ -15,6 +15,7 @@ pub mod corpus;
 pub mod corpus_api;
 pub mod error;
 pub mod http;
+pub mod openapi;
 pub mod ratelimit;
 pub mod router;
 pub mod search;

@@ -7,10 +7,6 @@ use crate::http::Method;
 
 /// Methods of a read-only route. HEAD is answered wherever GET is.
 pub const READ: &[Method] = &[Method::Get, Method::Head];
-/// Methods of the context route (GET with a query, POST with a body).
-pub const READ_POST: &[Method] = &[Method::Get, Method::Head, Method::Post];
-/// Methods of the MCP endpoint (Streamable HTTP: POST for messages, GET answered 405 by spec).
-pub const MCP: &[Method] = &[Method::Post];
 
 /// A resolved route, with the path parameters it carries.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -25,8 +21,6 @@ pub enum Route {
     System(String),
     /// `GET /api/v1/search`
     Search,
-    /// `GET|POST /api/v1/context`
-    Context,
     /// `GET /api/v1/changes`
     Changes,
     /// `GET /feed/changes.xml`
@@ -37,8 +31,6 @@ pub enum Route {
     OpenApi,
     /// `GET /llms.txt`
     LlmsTxt,
-    /// `POST /mcp`
-    Mcp,
 }
 
 impl Route {
@@ -52,13 +44,11 @@ impl Route {
             ["api", "v1", "systems"] => Route::Systems,
             ["api", "v1", "systems", slug] if !slug.is_empty() => Route::System(slug.to_string()),
             ["api", "v1", "search"] => Route::Search,
-            ["api", "v1", "context"] => Route::Context,
             ["api", "v1", "changes"] => Route::Changes,
             ["api", "v1", "coverage"] => Route::Coverage,
             ["api", "v1", "openapi"] => Route::OpenApi,
             ["feed", "changes.xml"] => Route::ChangesRss,
             ["llms.txt"] => Route::LlmsTxt,
-            ["mcp"] => Route::Mcp,
             _ => return None,
         };
         Some(route)
@@ -71,11 +61,7 @@ impl Route {
 
     /// The methods this route answers (besides OPTIONS, which every route answers).
     pub fn allow(&self) -> &'static [Method] {
-        match self {
-            Route::Context => READ_POST,
-            Route::Mcp => MCP,
-            _ => READ,
-        }
+        READ
     }
 }
 
@@ -114,7 +100,6 @@ mod tests {
     #[test]
     fn allow_lists_match_the_interface() {
         assert_eq!(Route::Health.allow(), READ);
-        assert!(Route::Context.allow().contains(&Method::Post));
         assert!(!Route::Systems.allow().contains(&Method::Post));
     }
 }

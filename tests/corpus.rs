@@ -321,3 +321,44 @@ fn rate_limit_answers_429_with_headers() {
     // Another client is unaffected.
     assert_eq!(get("/api/v1/organs").status, 200);
 }
+
+#[test]
+fn llms_txt_follows_the_convention() {
+    let reply = get("/llms.txt");
+    assert_eq!(reply.status, 200);
+    assert!(reply
+        .header("content-type")
+        .unwrap()
+        .starts_with("text/plain"));
+    let body = &reply.body;
+    assert!(body.starts_with("# radref\n"), "H1 first");
+    assert!(
+        body.lines().any(|l| l.starts_with("> ")),
+        "a summary blockquote"
+    );
+    assert!(body.contains("## "), "link sections");
+    assert!(body.contains("not a medical device"));
+    assert!(body.contains("(/api/v1/systems)"));
+    assert_eq!(reply.header("access-control-allow-origin"), Some("*"));
+}
+
+#[test]
+fn openapi_document_describes_the_routes() {
+    let reply = get("/api/v1/openapi");
+    assert_eq!(reply.status, 200);
+    let doc = reply.json();
+    assert_eq!(doc["openapi"], "3.1.0");
+    assert_eq!(doc["info"]["version"], "1.0.0");
+    for path in [
+        "/api/v1/systems",
+        "/api/v1/systems/{id}",
+        "/api/v1/search",
+        "/feed/changes.xml",
+    ] {
+        assert!(doc["paths"][path].is_object(), "{path}");
+    }
+    assert_eq!(
+        doc["paths"]["/api/v1/systems/{id}"]["get"]["operationId"],
+        "getSystem"
+    );
+}

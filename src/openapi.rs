@@ -1,0 +1,335 @@
+//! The OpenAPI 3.1 description of the service, served at `GET /api/v1/openapi`.
+//!
+//! It is written by hand next to the routes it describes; the integration tests check that it
+//! lists every route the router resolves, and `make test` validates it with an OpenAPI 3.1
+//! validator when one is installed.
+
+use crate::app::API_VERSION;
+use serde_json::{json, Value};
+
+fn error_response(description: &str) -> Value {
+    json!({
+        "description": description,
+        "headers": rate_headers(),
+        "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Error" } } }
+    })
+}
+
+fn rate_headers() -> Value {
+    json!({
+        "X-RateLimit-Limit": { "$ref": "#/components/headers/X-RateLimit-Limit" },
+        "X-RateLimit-Remaining": { "$ref": "#/components/headers/X-RateLimit-Remaining" },
+        "X-RateLimit-Reset": { "$ref": "#/components/headers/X-RateLimit-Reset" }
+    })
+}
+
+fn ok(description: &str, schema: Value) -> Value {
+    let mut headers = rate_headers();
+    headers["ETag"] = json!({ "$ref": "#/components/headers/ETag" });
+    headers["Cache-Control"] = json!({ "$ref": "#/components/headers/Cache-Control" });
+    json!({
+        "description": description,
+        "headers": headers,
+        "content": { "application/json": { "schema": schema } }
+    })
+}
+
+fn corpus_get(op: &str, summary: &str, params: Value, body: Value) -> Value {
+    json!({
+        "get": {
+            "operationId": op,
+            "summary": summary,
+            "tags": ["corpus"],
+            "parameters": params,
+            "responses": {
+                "200": body,
+                "304": { "$ref": "#/components/responses/NotModified" },
+                "400": error_response("Invalid parameter; the message names it and the allowed values."),
+                "429": { "$ref": "#/components/responses/RateLimited" }
+            }
+        }
+    })
+}
+
+/// The OpenAPI document.
+pub fn document() -> Value {
+    let line = json!({
+        "type": "object",
+        "description": "A clinical line: a paraphrase with its source, locator, consensus and verification.",
+        "required": ["text", "citation", "locator", "consensus", "verification"],
+        "properties": {
+            "text": { "type": "string" },
+            "citation": { "type": "string", "description": "A key of the system's references." },
+            "locator": { "type": "string", "description": "Section, table, figure or page in that source." },
+            "consensus": { "type": "string", "enum": ["guideline", "consensus", "expert-opinion"] },
+            "verification": { "type": "string", "enum": ["draft", "verified"] },
+            "reviewer": { "type": "string" },
+            "reviewed_on": { "type": "string" }
+        }
+    });
+    let currency = json!({
+        "type": "object",
+        "required": ["effective", "last_reviewed", "supersedes", "superseded_by"],
+        "properties": {
+            "effective": { "type": "string", "description": "ISO 8601 date (YYYY, YYYY-MM or YYYY-MM-DD)." },
+            "last_reviewed": { "type": "string" },
+            "supersedes": { "type": "array", "items": { "type": "string" } },
+            "superseded_by": { "type": "array", "items": { "type": "string" } }
+        }
+    });
+    let counts = json!({
+        "type": "object",
+        "properties": {
+            "lines": { "type": "integer" }, "draft_lines": { "type": "integer" },
+            "verified_lines": { "type": "integer" }, "outcomes": { "type": "integer" },
+            "decision_units": { "type": "integer" }, "rules": { "type": "integer" },
+            "inputs": { "type": "integer" }
+        }
+    });
+    let summary = json!({
+        "type": "object",
+        "required": ["slug", "name", "short_name", "family", "status", "organs", "modalities", "version", "currency"],
+        "properties": {
+            "slug": { "type": "string", "pattern": "^[a-z0-9-]+$" },
+            "name": { "type": "string" },
+            "short_name": { "type": "string" },
+            "family": { "$ref": "#/components/schemas/Family" },
+            "status": { "$ref": "#/components/schemas/Status" },
+            "organs": { "type": "array", "items": { "type": "string" } },
+            "modalities": { "type": "array", "items": { "type": "string" } },
+            "issuer": { "type": "string" },
+            "version": { "type": "string" },
+            "summary": { "type": "string" },
+            "currency": { "$ref": "#/components/schemas/Currency" },
+            "counts": { "$ref": "#/components/schemas/Counts" },
+            "links": { "type": "object" }
+        }
+    });
+    let detail = json!({
+        "allOf": [ { "$ref": "#/components/schemas/SystemSummary" } ],
+        "type": "object",
+        "required": ["notice", "lineage", "references", "scope", "inputs", "decision_units", "outcomes", "crossrefs", "gaps"],
+        "properties": {
+            "notice": { "type": "string" },
+            "abbreviations": { "type": "array", "items": { "type": "string" } },
+            "synonyms": { "type": "array", "items": { "type": "string" } },
+            "lineage": { "type": "array", "items": { "type": "object", "required": ["date", "version", "event", "summary"] } },
+            "references": { "type": "object", "additionalProperties": { "type": "object", "required": ["authors", "title", "year"] } },
+            "scope": { "type": "array", "items": { "$ref": "#/components/schemas/Line" } },
+            "inputs": { "type": "array", "items": { "type": "object", "required": ["id", "label", "type"] } },
+            "decision_units": { "type": "array", "items": { "type": "object", "required": ["id", "title", "inputs", "rules"] } },
+            "outcomes": { "type": "array", "items": {
+                "type": "object",
+                "required": ["code", "label", "definition", "management"],
+                "properties": {
+                    "code": { "type": "string" }, "label": { "type": "string" },
+                    "definition": { "$ref": "#/components/schemas/Line" },
+                    "risk": { "$ref": "#/components/schemas/Line" },
+                    "management": { "type": "array", "items": { "$ref": "#/components/schemas/Line" } }
+                }
+            } },
+            "variants": { "type": "array", "items": { "type": "object" } },
+            "crossrefs": { "type": "array", "items": { "type": "object", "required": ["relation", "note"] } },
+            "gaps": { "type": "array", "items": { "type": "object", "required": ["topic", "reason"] } }
+        }
+    });
+    let hit = json!({
+        "type": "object",
+        "required": ["type", "slug", "system", "label", "score", "why"],
+        "properties": {
+            "type": { "type": "string", "enum": ["system", "outcome"] },
+            "slug": { "type": "string" },
+            "system": { "type": "string" },
+            "code": { "type": "string" },
+            "label": { "type": "string" },
+            "score": { "type": "number" },
+            "why": { "type": "array", "items": {
+                "type": "object",
+                "required": ["term", "matched", "match", "field"],
+                "properties": {
+                    "term": { "type": "string" }, "matched": { "type": "string" },
+                    "match": { "type": "string", "enum": ["exact", "prefix", "fuzzy"] },
+                    "distance": { "type": "integer" }, "field": { "type": "string" }
+                }
+            } },
+            "links": { "type": "object" }
+        }
+    });
+    let event = json!({
+        "type": "object",
+        "required": ["id", "date", "slug", "system", "version", "event", "summary"],
+        "properties": {
+            "id": { "type": "string" }, "date": { "type": "string" }, "slug": { "type": "string" },
+            "system": { "type": "string" }, "version": { "type": "string" },
+            "event": { "type": "string", "enum": ["published", "updated", "superseded", "retired", "corrected"] },
+            "summary": { "type": "string" },
+            "citation": { "type": ["object", "null"] },
+            "links": { "type": "object" }
+        }
+    });
+    let q = |name: &str, description: &str, schema: Value, required: bool| json!({ "name": name, "in": "query", "required": required, "description": description, "schema": schema });
+    json!({
+        "openapi": "3.1.0",
+        "info": {
+            "title": "radref",
+            "version": API_VERSION,
+            "summary": "Open reference of radiology classification systems, with report templates and webhooks.",
+            "description": "Radiology classification systems paraphrased from and cited to their primary sources; every clinical line carries a citation, a locator, a consensus indication and a draft/verified status. Reference material only: not a medical device, no substitute for clinical judgment; the reporting radiologist remains responsible. Corpus errors are {\"error\": string}. Corpus routes are rate-limited per client IP; counts are kept per worker isolate (per location), not globally.",
+            "license": { "name": "Content: paraphrased, cited reference material" }
+        },
+        "servers": [ { "url": "/" } ],
+        "tags": [ { "name": "corpus", "description": "Open, read-only, CORS *" }, { "name": "service" } ],
+        "paths": {
+            "/api/v1/health": {
+                "get": {
+                    "operationId": "getHealth", "tags": ["service"],
+                    "summary": "Liveness, version and corpus build hash",
+                    "responses": { "200": { "description": "The service is up.", "content": { "application/json": { "schema": {
+                        "type": "object", "required": ["status", "version", "corpus"],
+                        "properties": { "status": { "const": "ok" }, "service": { "type": "string" }, "version": { "type": "string" },
+                            "api_version": { "type": "string" }, "environment": { "type": "string" },
+                            "corpus": { "type": "object", "required": ["hash"], "properties": { "hash": { "type": "string", "pattern": "^[0-9a-f]{64}$" }, "systems": { "type": "integer" }, "clinical_lines": { "type": "integer" } } } }
+                    } } } } }
+                }
+            },
+            "/api/v1/organs": corpus_get("listOrgans", "Organs with system counts per family", json!([]),
+                ok("Organs.", json!({ "type": "object", "required": ["data", "meta"], "properties": {
+                    "data": { "type": "array", "items": { "type": "object", "required": ["organ", "systems", "by_family"],
+                        "properties": { "organ": { "type": "string" }, "systems": { "type": "integer" }, "by_family": { "type": "object", "additionalProperties": { "type": "integer" } }, "links": { "type": "object" } } } },
+                    "meta": { "type": "object" } } }))),
+            "/api/v1/systems": corpus_get("listSystems", "List and filter systems", json!([
+                q("organ", "Filter by organ (case-insensitive).", json!({ "type": "string" }), false),
+                q("modality", "CT, MRI, US, Mammography, PET/CT or XR; aliases such as MR, ultrasound, mammo, PET, x-ray are accepted.", json!({ "type": "string" }), false),
+                q("family", "Filter by family.", json!({ "$ref": "#/components/schemas/Family" }), false),
+                q("status", "Filter by status.", json!({ "$ref": "#/components/schemas/Status" }), false),
+                q("q", "Full-text query; results are then ordered by relevance.", json!({ "type": "string", "maxLength": 500 }), false)
+            ]), ok("Matching systems; by slug without q.", json!({ "type": "object", "required": ["data", "meta", "notice"], "properties": {
+                "data": { "type": "array", "items": { "$ref": "#/components/schemas/SystemSummary" } },
+                "meta": { "type": "object", "required": ["total"], "properties": { "total": { "type": "integer" }, "filters": { "type": "object" } } },
+                "notice": { "type": "string" } } }))),
+            "/api/v1/systems/{id}": {
+                "get": {
+                    "operationId": "getSystem", "tags": ["corpus"],
+                    "summary": "One system with decision units, outcomes, crossrefs, citations, currency and version lineage",
+                    "parameters": [ { "name": "id", "in": "path", "required": true, "description": "The system's stable slug.", "schema": { "type": "string" }, "example": "fleischner-2017" } ],
+                    "responses": {
+                        "200": ok("The system.", json!({ "$ref": "#/components/schemas/SystemDetail" })),
+                        "304": { "$ref": "#/components/responses/NotModified" },
+                        "404": error_response("Unknown slug; the message suggests the closest slugs."),
+                        "429": { "$ref": "#/components/responses/RateLimited" }
+                    }
+                }
+            },
+            "/api/v1/search": corpus_get("searchCorpus", "Ranked, typo-tolerant search across systems and outcomes", json!([
+                q("q", "The query.", json!({ "type": "string", "minLength": 1, "maxLength": 500 }), true),
+                q("limit", "Maximum hits, 1 to 50.", json!({ "type": "integer", "minimum": 1, "maximum": 50, "default": 10 }), false)
+            ]), ok("Hits, best first.", json!({ "type": "object", "required": ["query", "data", "meta"], "properties": {
+                "query": { "type": "string" },
+                "data": { "type": "array", "items": { "$ref": "#/components/schemas/SearchHit" } },
+                "meta": { "type": "object" }, "notice": { "type": "string" } } }))),
+            "/api/v1/changes": corpus_get("listChanges", "Version events, newest first (also RSS at /feed/changes.xml)", json!([
+                q("since", "Only events on or after this date (YYYY, YYYY-MM or YYYY-MM-DD).", json!({ "type": "string" }), false),
+                q("limit", "Maximum events, 1 to 500.", json!({ "type": "integer", "minimum": 1, "maximum": 500, "default": 50 }), false)
+            ]), ok("Events.", json!({ "type": "object", "required": ["data", "meta"], "properties": {
+                "data": { "type": "array", "items": { "$ref": "#/components/schemas/Event" } },
+                "meta": { "type": "object", "properties": { "total": { "type": "integer" }, "limit": { "type": "integer" }, "since": { "type": ["string", "null"] } } } } }))),
+            "/api/v1/coverage": corpus_get("getCoverage", "What is covered and what is explicitly not yet covered", json!([]),
+                ok("Coverage report.", json!({ "type": "object", "required": ["totals", "covered", "not_covered"], "properties": {
+                    "notice": { "type": "string" }, "totals": { "type": "object" },
+                    "by_family": { "type": "array", "items": { "type": "object" } },
+                    "by_organ": { "type": "array", "items": { "type": "object" } },
+                    "covered": { "type": "array", "items": { "type": "object", "required": ["slug", "counts", "gaps"] } },
+                    "not_covered": { "type": "array", "items": { "type": "object", "required": ["name", "reason"] } } } }))),
+            "/api/v1/openapi": {
+                "get": { "operationId": "getOpenApi", "tags": ["service"], "summary": "This document",
+                    "responses": { "200": { "description": "OpenAPI 3.1 document.", "content": { "application/json": { "schema": { "type": "object" } } } },
+                        "304": { "$ref": "#/components/responses/NotModified" },
+                        "429": { "$ref": "#/components/responses/RateLimited" } } }
+            },
+            "/feed/changes.xml": {
+                "get": { "operationId": "getChangesRss", "tags": ["corpus"], "summary": "Version events as RSS 2.0",
+                    "responses": { "200": { "description": "RSS 2.0 feed.", "content": { "application/rss+xml": { "schema": { "type": "string" } } } },
+                        "304": { "$ref": "#/components/responses/NotModified" },
+                        "429": { "$ref": "#/components/responses/RateLimited" } } }
+            },
+            "/llms.txt": {
+                "get": { "operationId": "getLlmsTxt", "tags": ["corpus"], "summary": "Discovery file for agents (llms.txt convention)",
+                    "responses": { "200": { "description": "Markdown text.", "content": { "text/plain": { "schema": { "type": "string" } } } },
+                        "304": { "$ref": "#/components/responses/NotModified" },
+                        "429": { "$ref": "#/components/responses/RateLimited" } } }
+            }
+        },
+        "components": {
+            "schemas": {
+                "Error": { "type": "object", "required": ["error"], "properties": { "error": { "type": "string" } } },
+                "Family": { "type": "string", "enum": ["lexicon", "algorithm", "incidental", "appropriateness"] },
+                "Status": { "type": "string", "enum": ["current", "retired", "draft"] },
+                "Line": line,
+                "Currency": currency,
+                "Counts": counts,
+                "SystemSummary": summary,
+                "SystemDetail": detail,
+                "SearchHit": hit,
+                "Event": event
+            },
+            "headers": {
+                "X-RateLimit-Limit": { "description": "Requests allowed per window for this client (per worker isolate).", "schema": { "type": "integer" } },
+                "X-RateLimit-Remaining": { "description": "Requests left in the current window.", "schema": { "type": "integer" } },
+                "X-RateLimit-Reset": { "description": "Seconds until the window resets.", "schema": { "type": "integer" } },
+                "ETag": { "description": "Strong validator derived from the corpus build hash.", "schema": { "type": "string" } },
+                "Cache-Control": { "description": "Public caching policy.", "schema": { "type": "string" } },
+                "Retry-After": { "description": "Seconds to wait before retrying.", "schema": { "type": "integer" } }
+            },
+            "responses": {
+                "NotModified": { "description": "The client's copy (If-None-Match) is current." },
+                "RateLimited": {
+                    "description": "Rate limit exceeded.",
+                    "headers": {
+                        "Retry-After": { "$ref": "#/components/headers/Retry-After" },
+                        "X-RateLimit-Limit": { "$ref": "#/components/headers/X-RateLimit-Limit" },
+                        "X-RateLimit-Remaining": { "$ref": "#/components/headers/X-RateLimit-Remaining" },
+                        "X-RateLimit-Reset": { "$ref": "#/components/headers/X-RateLimit-Reset" }
+                    },
+                    "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Error" } } }
+                }
+            }
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_resolvable_get_route_is_documented() {
+        let doc = document();
+        let paths = doc["paths"].as_object().unwrap();
+        for path in paths.keys() {
+            let concrete = path.replace("{id}", "fleischner-2017");
+            assert!(
+                crate::router::Route::resolve(&concrete).is_some(),
+                "{path} is documented but not routed"
+            );
+        }
+        for path in [
+            "/api/v1/health",
+            "/api/v1/organs",
+            "/api/v1/systems",
+            "/api/v1/systems/{id}",
+            "/api/v1/search",
+            "/api/v1/changes",
+            "/api/v1/coverage",
+            "/api/v1/openapi",
+            "/feed/changes.xml",
+            "/llms.txt",
+        ] {
+            assert!(
+                paths.contains_key(path),
+                "{path} is routed but not documented"
+            );
+        }
+        assert_eq!(doc["openapi"], "3.1.0");
+        assert_eq!(doc["info"]["version"], "1.0.0");
+    }
+}
