@@ -131,6 +131,29 @@ fn candidates(map: &Map<&'static [u8]>, term: &str) -> Vec<Candidate> {
             }
         }
     }
+    // A swap of two adjacent letters ("recsit") is one typo to a person but two edits to
+    // Levenshtein; look such variants up exactly and count them as distance 1.
+    if !is_number && (4..=24).contains(&term.len()) && term.is_ascii() {
+        let bytes = term.as_bytes();
+        for i in 0..bytes.len() - 1 {
+            if bytes[i] == bytes[i + 1] {
+                continue;
+            }
+            let mut swapped = bytes.to_vec();
+            swapped.swap(i, i + 1);
+            let variant = String::from_utf8_lossy(&swapped).into_owned();
+            if let Some(id) = map.get(&variant) {
+                if !out.iter().any(|c| c.term == variant) {
+                    out.push(Candidate {
+                        term: variant,
+                        id,
+                        kind: MatchKind::Fuzzy,
+                        distance: 1,
+                    });
+                }
+            }
+        }
+    }
     let distance = if is_number { 0 } else { fuzziness(term) };
     if distance > 0 {
         if let Ok(automaton) = Levenshtein::new(term, distance) {
@@ -173,7 +196,8 @@ pub fn search(query: &str, limit: usize) -> Vec<Hit> {
         for c in candidates(&map, term) {
             let quality = c.kind.quality(c.distance);
             for p in read_postings(POSTINGS, c.id) {
-                let score = p.field.weight() as f64 * quality;
+                let whole = if p.whole { 1.25 } else { 1.0 };
+                let score = p.field.weight() as f64 * quality * whole;
                 let doc = p.doc as usize;
                 if best.get(&doc).is_none_or(|(s, _)| score > *s) {
                     best.insert(
@@ -336,6 +360,28 @@ mod tests {
         assert_eq!(first_slug("TI-RADS"), "acr-ti-rads-2017");
         assert_eq!(first_slug("pirads"), "pi-rads-v2-1-2019");
         assert_eq!(first_slug("lirads"), "acr-li-rads-ct-mri-v2018");
+    }
+
+    #[test]
+    fn abbreviations_of_the_whole_scope_find_their_system() {
+        for (q, slug) in [
+            ("eu-tirads", "eu-tirads-2017"),
+            ("ktirads", "k-tirads-2021"),
+            ("RECIST", "recist-1-1"),
+            ("recsit", "recist-1-1"),
+            ("Lugano", "lugano-2014"),
+            ("Kyoto IPMN", "kyoto-ipmn-2024"),
+            ("CAD-RADS", "cad-rads-2-0-2022"),
+            ("VI-RADS", "vi-rads-2018"),
+            ("Node-RADS", "node-rads-1-0-2021"),
+            ("O-RADS MRI", "acr-o-rads-mri-2022"),
+            ("revised Atlanta", "atlanta-acute-pancreatitis-2012"),
+            ("BTS pulmonary nodules", "bts-pulmonary-nodules-2015"),
+            ("gallbladder polyp", "sru-gallbladder-polyps-2022"),
+            ("NI-RADS", "acr-ni-rads-ct-petct-2018"),
+        ] {
+            assert_eq!(first_slug(q), slug, "{q}: {:?}", top(q));
+        }
     }
 
     #[test]

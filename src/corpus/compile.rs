@@ -351,6 +351,7 @@ pub fn compile(sources: &Sources) -> Result<Compiled, String> {
     // Search documents and the term index.
     let mut docs: Vec<DocSpec> = Vec::new();
     let mut terms: BTreeMap<String, BTreeSet<Posting>> = BTreeMap::new();
+    let mut whole_marks: Vec<(String, usize, Field)> = Vec::new();
     let mut add = |terms_of: Vec<String>, doc: usize, field: Field| {
         for t in terms_of {
             if t.len() > 64 {
@@ -359,9 +360,12 @@ pub fn compile(sources: &Sources) -> Result<Compiled, String> {
             terms.entry(t).or_default().insert(Posting {
                 doc: doc as u16,
                 field,
+                whole: false,
             });
         }
     };
+    // The whole of an identifying text, joined ("LI-RADS" -> `lirads`), marked as such.
+    let whole_term = |text: &str| super::text::words(text).concat();
     for (i, s) in systems.iter().enumerate() {
         let doc = docs.len();
         docs.push(DocSpec {
@@ -372,11 +376,14 @@ pub fn compile(sources: &Sources) -> Result<Compiled, String> {
         });
         add(identity_terms(&s.name), doc, Field::Name);
         add(identity_terms(&s.short_name), doc, Field::ShortName);
+        whole_marks.push((whole_term(&s.short_name), doc, Field::ShortName));
         for a in &s.abbreviations {
             add(identity_terms(a), doc, Field::Abbreviation);
+            whole_marks.push((whole_term(a), doc, Field::Abbreviation));
         }
         for a in &s.synonyms {
             add(identity_terms(a), doc, Field::Synonym);
+            whole_marks.push((whole_term(a), doc, Field::Synonym));
         }
         add(identity_terms(&s.slug), doc, Field::Slug);
         for o in &s.organs {
@@ -429,6 +436,7 @@ pub fn compile(sources: &Sources) -> Result<Compiled, String> {
                 label: o.label.clone(),
             });
             add(identity_terms(&o.code), doc, Field::Code);
+            whole_marks.push((whole_term(&o.code), doc, Field::Code));
             // "Lung-RADS 4B", "TI-RADS TR4": the system's names joined with the code.
             for n in std::iter::once(&s.short_name).chain(&s.abbreviations) {
                 add(identity_terms(&format!("{n} {}", o.code)), doc, Field::Code);
@@ -441,6 +449,21 @@ pub fn compile(sources: &Sources) -> Result<Compiled, String> {
                 text.push_str(&l.text);
             }
             add(text_terms(&text), doc, Field::Text);
+        }
+    }
+    for (term, doc, field) in whole_marks {
+        if let Some(set) = terms.get_mut(&term) {
+            let plain = Posting {
+                doc: doc as u16,
+                field,
+                whole: false,
+            };
+            if set.remove(&plain) {
+                set.insert(Posting {
+                    whole: true,
+                    ..plain
+                });
+            }
         }
     }
     if docs.len() > u16::MAX as usize {

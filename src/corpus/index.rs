@@ -1,8 +1,8 @@
 //! The search index layout, shared by the compiler (writer) and search (reader).
 //!
 //! The `fst` map sends each term to its number; the postings blob holds, per term, the
-//! documents it occurs in with the field and weight of the occurrence. A posting is one `u32`
-//! (document in the high 16 bits, field in the next 8, weight in the low 8), so reading the
+//! documents it occurs in with the field of the occurrence. A posting is one `u32` (document in
+//! the high 16 bits, field in the next 8, flags in the low 8), so reading the
 //! index at request time is arithmetic on a static byte slice, never parsing.
 
 /// Where in a document a term was found; reported to clients as the reason for a match.
@@ -79,17 +79,20 @@ impl Field {
     }
 }
 
-/// One occurrence of a term.
+/// One occurrence of a term. Packed as document (16 bits), field (8 bits), flags (8 bits).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Posting {
     pub doc: u16,
     pub field: Field,
+    /// The term is the whole of the field's text ("LI-RADS" for the abbreviation "LI-RADS"),
+    /// not a part of it ("LI-RADS" inside "LI-RADS TRA"): a stronger match.
+    pub whole: bool,
 }
 
 impl Posting {
     /// Packs the posting into its `u32` form.
     pub fn pack(self) -> u32 {
-        (self.doc as u32) << 16 | (self.field as u32) << 8 | self.field.weight() as u32
+        (self.doc as u32) << 16 | (self.field as u32) << 8 | u32::from(self.whole)
     }
 
     /// Unpacks a posting.
@@ -97,6 +100,7 @@ impl Posting {
         Posting {
             doc: (v >> 16) as u16,
             field: Field::from_u8((v >> 8) as u8),
+            whole: v & 1 == 1,
         }
     }
 }
@@ -147,16 +151,19 @@ mod tests {
             vec![Posting {
                 doc: 3,
                 field: Field::Code,
+                whole: true,
             }],
             vec![],
             vec![
                 Posting {
                     doc: 0,
                     field: Field::Name,
+                    whole: false,
                 },
                 Posting {
                     doc: 65535,
                     field: Field::System,
+                    whole: true,
                 },
             ],
         ];
