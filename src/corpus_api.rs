@@ -86,6 +86,44 @@ pub fn int_param(
     }
 }
 
+/// `{"data": [items...], "meta": meta}` (and the notice) from prebuilt JSON items, without
+/// re-serialising them.
+fn envelope<'a>(
+    items: impl Iterator<Item = &'a str>,
+    meta: serde_json::Value,
+    notice: bool,
+) -> Vec<u8> {
+    let mut body = String::from("{\"data\":[");
+    for (i, item) in items.enumerate() {
+        if i > 0 {
+            body.push(',');
+        }
+        body.push_str(item);
+    }
+    body.push_str("],\"meta\":");
+    body.push_str(&meta.to_string());
+    if notice {
+        body.push_str(",\"notice\":");
+        body.push_str(&json!(NOTICE).to_string());
+    }
+    body.push('}');
+    body.into_bytes()
+}
+
+/// The full-text query parameter `q`, refused when longer than search accepts.
+fn query_text(request: &Request) -> Result<Option<String>, ApiError> {
+    let q = param(request, "q")?;
+    if q.as_ref()
+        .is_some_and(|q| q.chars().count() > search::MAX_QUERY_CHARS)
+    {
+        return Err(ApiError::bad_param(
+            "q",
+            format!("'q' is longer than {} characters", search::MAX_QUERY_CHARS),
+        ));
+    }
+    Ok(q)
+}
+
 /// `GET /api/v1/organs`
 pub fn organs(request: &Request) -> Result<Response, ApiError> {
     Ok(cached(
@@ -172,15 +210,7 @@ pub fn systems(request: &Request) -> Result<Response, ApiError> {
         })?),
     };
     let organ = param(request, "organ")?.map(|o| o.trim().to_lowercase());
-    let q = param(request, "q")?.filter(|q| !q.trim().is_empty());
-    if q.as_ref()
-        .is_some_and(|q| q.chars().count() > search::MAX_QUERY_CHARS)
-    {
-        return Err(ApiError::bad_param(
-            "q",
-            format!("'q' is longer than {} characters", search::MAX_QUERY_CHARS),
-        ));
-    }
+    let q = query_text(request)?.filter(|q| !q.trim().is_empty());
     let keep = |s: &SystemEntry| {
         family.is_none_or(|f| s.family == f)
             && status.is_none_or(|st| s.status == st)
@@ -209,17 +239,9 @@ pub fn systems(request: &Request) -> Result<Response, ApiError> {
             out
         }
     };
-    let mut body = String::with_capacity(256 + selected.len() * 600);
-    body.push_str("{\"data\":[");
-    for (i, s) in selected.iter().enumerate() {
-        if i > 0 {
-            body.push(',');
-        }
-        body.push_str(s.summary_json);
-    }
-    body.push_str("],\"meta\":");
-    body.push_str(
-        &json!({
+    let body = envelope(
+        selected.iter().map(|s| s.summary_json),
+        json!({
             "total": selected.len(),
             "filters": {
                 "organ": organ,
@@ -228,31 +250,19 @@ pub fn systems(request: &Request) -> Result<Response, ApiError> {
                 "status": status.map(Status::as_str),
                 "q": q,
             },
-        })
-        .to_string(),
+        }),
+        true,
     );
-    body.push_str(",\"notice\":");
-    body.push_str(&json!(NOTICE).to_string());
-    body.push('}');
-    Ok(cached(
-        request,
-        Response::bytes(200, JSON, body.into_bytes()),
-    ))
+    Ok(cached(request, Response::bytes(200, JSON, body)))
 }
 
 /// `GET /api/v1/search`
 pub fn search(request: &Request) -> Result<Response, ApiError> {
-    let q = param(request, "q")?.unwrap_or_default();
+    let q = query_text(request)?.unwrap_or_default();
     if q.trim().is_empty() {
         return Err(ApiError::bad_param(
             "q",
             "query parameter 'q' is required and must not be empty",
-        ));
-    }
-    if q.chars().count() > search::MAX_QUERY_CHARS {
-        return Err(ApiError::bad_param(
-            "q",
-            format!("'q' is longer than {} characters", search::MAX_QUERY_CHARS),
         ));
     }
     let limit = int_param(
@@ -308,28 +318,17 @@ pub fn changes(request: &Request) -> Result<Response, ApiError> {
         .iter()
         .filter(|e| since.as_ref().is_none_or(|s| e.date >= s.as_str()))
         .collect();
-    let mut body = String::from("{\"data\":[");
-    for (i, e) in matching.iter().take(limit).enumerate() {
-        if i > 0 {
-            body.push(',');
-        }
-        body.push_str(e.json);
-    }
-    body.push_str("],\"meta\":");
-    body.push_str(
-        &json!({
+    let body = envelope(
+        matching.iter().take(limit).map(|e| e.json),
+        json!({
             "total": matching.len(),
             "limit": limit,
             "since": since,
             "rss": "/feed/changes.xml",
-        })
-        .to_string(),
+        }),
+        false,
     );
-    body.push('}');
-    Ok(cached(
-        request,
-        Response::bytes(200, JSON, body.into_bytes()),
-    ))
+    Ok(cached(request, Response::bytes(200, JSON, body)))
 }
 
 /// `GET /feed/changes.xml`

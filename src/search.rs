@@ -8,7 +8,7 @@
 //! matched. Hits say which term matched what, where and how.
 
 use crate::corpus::compiled::{DocKind, DOCS, FST, POSTINGS, SYSTEMS};
-use crate::corpus::index::{read_postings, Field};
+use crate::corpus::index::read_postings;
 use crate::corpus::text;
 use fst::automaton::{Levenshtein, Str};
 use fst::{Automaton, IntoStreamer, Map, Streamer};
@@ -310,28 +310,6 @@ pub fn edit_distance(a: &str, b: &str) -> u32 {
         std::mem::swap(&mut prev, &mut cur);
     }
     prev[b.len()]
-}
-
-/// Field names, for documentation.
-pub fn field_names() -> Vec<&'static str> {
-    [
-        Field::Name,
-        Field::ShortName,
-        Field::Abbreviation,
-        Field::Synonym,
-        Field::Slug,
-        Field::Code,
-        Field::Label,
-        Field::Organ,
-        Field::Modality,
-        Field::Issuer,
-        Field::Summary,
-        Field::Text,
-        Field::System,
-    ]
-    .iter()
-    .map(|f| f.as_str())
-    .collect()
 }
 
 #[cfg(test)]
