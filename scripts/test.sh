@@ -79,4 +79,14 @@ curl -fsS -m 10 "$BASE_URL/api/v1/openapi" -o "$STATE/openapi.json" || die "GET 
 "$PY_VENV/bin/openapi-spec-validator" --schema 3.1 "$STATE/openapi.json" || die "OpenAPI validation"
 phase_done
 
+phase "test: contract run against the live worker (schemathesis, all checks)"
+(cd tests/contract && SCHEMATHESIS_HOOKS=hooks "$PY_VENV/bin/schemathesis" run \
+    "$BASE_URL/api/v1/openapi" --url "$BASE_URL" --checks all --max-examples 50 \
+    --seed 20261122 --no-color) || die "contract tests (schemathesis)"
+phase_done
+
+phase "test: RSS feed read by a standard parser (feedparser)"
+"$PY_VENV/bin/python" tests/contract/check_feed.py "$BASE_URL" || die "RSS feed check"
+phase_done
+
 printf '\nall checks passed in %ss\n' "$(($(date +%s) - TOTAL_START))"

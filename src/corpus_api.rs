@@ -49,7 +49,8 @@ fn prebuilt(path: &str) -> Result<&'static [u8], ApiError> {
     compiled::file(path).ok_or_else(|| ApiError::internal(format!("missing compiled file {path}")))
 }
 
-/// The single value of a query parameter; repeated parameters are refused.
+/// The single value of a query parameter; repeated parameters are refused. An empty value
+/// (what a form sends for an unset field) counts as absent.
 fn param(request: &Request, name: &str) -> Result<Option<String>, ApiError> {
     let mut values = request
         .query_pairs()
@@ -63,7 +64,7 @@ fn param(request: &Request, name: &str) -> Result<Option<String>, ApiError> {
             format!("parameter '{name}' was given more than once"),
         ));
     }
-    Ok(first)
+    Ok(first.filter(|v| !v.trim().is_empty()))
 }
 
 /// An integer parameter within `min..=max`.
@@ -155,19 +156,33 @@ pub fn system(request: &Request, slug: &str) -> Result<Response, ApiError> {
     }
 }
 
+/// Every spelling the `modality` filter accepts (compared case-insensitively), with the
+/// interface's name it stands for. The OpenAPI document lists the same spellings.
+pub const MODALITY_SPELLINGS: &[(&str, &str)] = &[
+    ("CT", "CT"),
+    ("MRI", "MRI"),
+    ("US", "US"),
+    ("Mammography", "Mammography"),
+    ("PET/CT", "PET/CT"),
+    ("XR", "XR"),
+    ("MR", "MRI"),
+    ("ultrasound", "US"),
+    ("sonography", "US"),
+    ("mammo", "Mammography"),
+    ("MG", "Mammography"),
+    ("PET", "PET/CT"),
+    ("PET-CT", "PET/CT"),
+    ("x-ray", "XR"),
+    ("radiography", "XR"),
+];
+
 /// Maps a modality as users write it to the interface's name.
 pub fn modality(value: &str) -> Option<&'static str> {
-    let v = value.trim().to_ascii_lowercase().replace([' ', '_'], "");
-    let name = match v.as_str() {
-        "ct" | "computedtomography" => "CT",
-        "mri" | "mr" | "magneticresonance" | "magneticresonanceimaging" => "MRI",
-        "us" | "ultrasound" | "ultrasonography" | "sonography" => "US",
-        "mammography" | "mammo" | "mg" | "mammogram" => "Mammography",
-        "pet/ct" | "petct" | "pet-ct" | "pet" => "PET/CT",
-        "xr" | "x-ray" | "xray" | "radiography" | "radiograph" | "cr" | "dx" => "XR",
-        _ => return None,
-    };
-    Some(name)
+    let v = value.trim();
+    MODALITY_SPELLINGS
+        .iter()
+        .find(|(spelling, _)| spelling.eq_ignore_ascii_case(v))
+        .map(|(_, name)| *name)
 }
 
 fn enum_param<T: Copy>(
@@ -353,4 +368,29 @@ pub fn llms_txt(request: &Request) -> Result<Response, ApiError> {
             include_str!("docs/llms.txt").as_bytes(),
         ),
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn modality_spellings_map_case_insensitively() {
+        assert_eq!(modality("mr"), Some("MRI"));
+        assert_eq!(modality(" Ultrasound "), Some("US"));
+        assert_eq!(modality("pet/ct"), Some("PET/CT"));
+        assert_eq!(modality("SPECT"), None);
+        for (spelling, name) in MODALITY_SPELLINGS {
+            assert_eq!(modality(spelling), Some(*name));
+        }
+    }
+
+    #[test]
+    fn empty_parameters_count_as_absent() {
+        let r = Request::new(crate::http::Method::Get, "/x?modality=&since=%20&q=");
+        assert_eq!(param(&r, "modality").unwrap(), None);
+        assert_eq!(param(&r, "since").unwrap(), None);
+        let twice = Request::new(crate::http::Method::Get, "/x?organ=lung&organ=liver");
+        assert!(param(&twice, "organ").is_err());
+    }
 }

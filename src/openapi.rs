@@ -167,6 +167,12 @@ pub fn document() -> Value {
             "links": { "type": "object" }
         }
     });
+    // Every accepted spelling, and the empty value a form sends for "any".
+    let modalities: Vec<&str> = crate::corpus_api::MODALITY_SPELLINGS
+        .iter()
+        .map(|(spelling, _)| *spelling)
+        .chain([""])
+        .collect();
     let q = |name: &str, description: &str, schema: Value, required: bool| json!({ "name": name, "in": "query", "required": required, "description": description, "schema": schema });
     json!({
         "openapi": "3.1.0",
@@ -199,9 +205,9 @@ pub fn document() -> Value {
                     "meta": { "type": "object" } } }))),
             "/api/v1/systems": corpus_get("listSystems", "List and filter systems", json!([
                 q("organ", "Filter by organ (case-insensitive).", json!({ "type": "string" }), false),
-                q("modality", "CT, MRI, US, Mammography, PET/CT or XR; aliases such as MR, ultrasound, mammo, PET, x-ray are accepted.", json!({ "type": "string" }), false),
-                q("family", "Filter by family.", json!({ "$ref": "#/components/schemas/Family" }), false),
-                q("status", "Filter by status.", json!({ "$ref": "#/components/schemas/Status" }), false),
+                q("modality", "CT, MRI, US, Mammography, PET/CT or XR, or one of the listed aliases (case-insensitive).", json!({ "type": "string", "enum": modalities }), false),
+                q("family", "Filter by family (case-insensitive; empty means no filter).", json!({ "type": "string", "enum": ["lexicon", "algorithm", "incidental", "appropriateness", ""] }), false),
+                q("status", "Filter by status (case-insensitive; empty means no filter).", json!({ "type": "string", "enum": ["current", "retired", "draft", ""] }), false),
                 q("q", "Full-text query; results are then ordered by relevance.", json!({ "type": "string", "maxLength": 500 }), false)
             ]), ok("Matching systems; by slug without q.", json!({ "type": "object", "required": ["data", "meta", "notice"], "properties": {
                 "data": { "type": "array", "items": { "$ref": "#/components/schemas/SystemSummary" } },
@@ -221,14 +227,14 @@ pub fn document() -> Value {
                 }
             },
             "/api/v1/search": corpus_get("searchCorpus", "Ranked, typo-tolerant search across systems and outcomes", json!([
-                q("q", "The query.", json!({ "type": "string", "minLength": 1, "maxLength": 500 }), true),
+                q("q", "The query; must contain a non-space character.", json!({ "type": "string", "minLength": 1, "maxLength": 500, "pattern": "\\S" }), true),
                 q("limit", "Maximum hits, 1 to 50.", json!({ "type": "integer", "minimum": 1, "maximum": 50, "default": 10 }), false)
             ]), ok("Hits, best first.", json!({ "type": "object", "required": ["query", "data", "meta"], "properties": {
                 "query": { "type": "string" },
                 "data": { "type": "array", "items": { "$ref": "#/components/schemas/SearchHit" } },
                 "meta": { "type": "object" }, "notice": { "type": "string" } } }))),
             "/api/v1/changes": corpus_get("listChanges", "Version events, newest first (also RSS at /feed/changes.xml)", json!([
-                q("since", "Only events on or after this date (YYYY, YYYY-MM or YYYY-MM-DD).", json!({ "type": "string" }), false),
+                q("since", "Only events on or after this date (YYYY, YYYY-MM or YYYY-MM-DD).", json!({ "type": "string", "pattern": "^([0-9]{4}(-(0[1-9]|1[0-2])(-(0[1-9]|[12][0-9]|3[01]))?)?)?$" }), false),
                 q("limit", "Maximum events, 1 to 500.", json!({ "type": "integer", "minimum": 1, "maximum": 500, "default": 50 }), false)
             ]), ok("Events.", json!({ "type": "object", "required": ["data", "meta"], "properties": {
                 "data": { "type": "array", "items": { "$ref": "#/components/schemas/Event" } },
