@@ -200,48 +200,11 @@ fn finish(response: &mut Response, method: Method) {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use std::cell::RefCell;
-
-    /// In-memory services for host tests.
-    #[derive(Default)]
-    pub struct TestServices {
-        pub now: u64,
-        pub logs: RefCell<Vec<String>>,
-    }
-
-    impl Services for TestServices {
-        fn now_ms(&self) -> u64 {
-            self.now
-        }
-        fn log(&self, line: &str) {
-            self.logs.borrow_mut().push(line.to_string());
-        }
-    }
-
-    /// Runs a future to completion on the current thread (the core's futures never wait on
-    /// anything but the test services, which are synchronous).
-    pub fn block_on<F: std::future::Future>(future: F) -> F::Output {
-        use std::pin::pin;
-        use std::task::{Context, Poll, RawWaker, RawWakerVTable, Waker};
-        fn noop(_: *const ()) {}
-        fn clone(p: *const ()) -> RawWaker {
-            RawWaker::new(p, &VTABLE)
-        }
-        static VTABLE: RawWakerVTable = RawWakerVTable::new(clone, noop, noop, noop);
-        // SAFETY: the vtable functions do nothing with the pointer.
-        let waker = unsafe { Waker::from_raw(RawWaker::new(std::ptr::null(), &VTABLE)) };
-        let mut cx = Context::from_waker(&waker);
-        let mut future = pin!(future);
-        loop {
-            if let Poll::Ready(out) = future.as_mut().poll(&mut cx) {
-                return out;
-            }
-        }
-    }
+    use crate::host::{block_on, HostServices};
 
     pub fn call(request: Request) -> Response {
         let app = App::new(Config::default());
-        block_on(handle(&app, &TestServices::default(), request))
+        block_on(handle(&app, &HostServices::default(), request))
     }
 
     fn json_body(r: &Response) -> serde_json::Value {

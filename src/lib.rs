@@ -14,6 +14,8 @@ pub mod config;
 pub mod corpus;
 pub mod corpus_api;
 pub mod error;
+#[cfg(not(target_arch = "wasm32"))]
+pub mod host;
 pub mod http;
 pub mod openapi;
 pub mod ratelimit;

@@ -1,8 +1,11 @@
 //! Ranked, typo-tolerant search over the compiled corpus.
 //!
 //! A query is cut into terms exactly as the corpus was (see `corpus::text`). Each term is looked
-//! up in the `fst` index three ways: exactly, as a prefix (search as you type) and within a
-//! Levenshtein distance that grows with the term's length (typos). Every document a term reaches
+//! up in the `fst` index three ways: exactly, as a prefix (search as you type) and within an
+//! edit distance that grows with the term's length (typos; a swap of two adjacent letters
+//! counts as one edit). The fuzzy lookup walks the index with [`Fuzzy`], an automaton whose
+//! state is a row of the edit-distance table, so nothing is built per query and whole branches
+//! of the index are skipped as soon as they cannot come within the distance. Every document a term reaches
 //! scores the weight of the field it was found in times the quality of the match; a document's
 //! score is the sum over query terms of its best match, with a bonus when every query word
 //! matched. Hits say which term matched what, where and how.
@@ -10,7 +13,7 @@
 use crate::corpus::compiled::{DocKind, DOCS, FST, POSTINGS, SYSTEMS};
 use crate::corpus::index::read_postings;
 use crate::corpus::text;
-use fst::automaton::{Levenshtein, Str};
+use fst::automaton::Str;
 use fst::{Automaton, IntoStreamer, Map, Streamer};
 use serde::Serialize;
 use std::collections::HashMap;
@@ -102,9 +105,19 @@ fn fuzziness(term: &str) -> u32 {
     }
 }
 
-fn candidates(map: &Map<&'static [u8]>, term: &str) -> Vec<Candidate> {
+/// How a query term may be expanded beyond its exact match.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Expand {
+    /// The term ends the query, so it may be a word still being typed.
+    prefix: bool,
+    /// The term is a single word typed by the user (joined terms are not fuzzed).
+    fuzzy: bool,
+}
+
+fn candidates(map: &Map<&'static [u8]>, term: &str, expand: Expand) -> Vec<Candidate> {
     let mut out = Vec::new();
-    if let Some(id) = map.get(term) {
+    let exact = map.get(term);
+    if let Some(id) = exact {
         out.push(Candidate {
             term: term.to_string(),
             id,
@@ -113,7 +126,7 @@ fn candidates(map: &Map<&'static [u8]>, term: &str) -> Vec<Candidate> {
         });
     }
     let is_number = term.bytes().all(|b| b.is_ascii_digit() || b == b'.');
-    if term.len() >= 3 && !is_number {
+    if expand.prefix && term.len() >= 3 && !is_number {
         let mut stream = map.search(Str::new(term).starts_with()).into_stream();
         let mut n = 0;
         while let Some((key, id)) = stream.next() {
@@ -131,48 +144,30 @@ fn candidates(map: &Map<&'static [u8]>, term: &str) -> Vec<Candidate> {
             }
         }
     }
-    // A swap of two adjacent letters ("recsit") is one typo to a person but two edits to
-    // Levenshtein; look such variants up exactly and count them as distance 1.
-    if !is_number && (4..=24).contains(&term.len()) && term.is_ascii() {
-        let bytes = term.as_bytes();
-        for i in 0..bytes.len() - 1 {
-            if bytes[i] == bytes[i + 1] {
-                continue;
-            }
-            let mut swapped = bytes.to_vec();
-            swapped.swap(i, i + 1);
-            let variant = String::from_utf8_lossy(&swapped).into_owned();
-            if let Some(id) = map.get(&variant) {
-                if !out.iter().any(|c| c.term == variant) {
-                    out.push(Candidate {
-                        term: variant,
-                        id,
-                        kind: MatchKind::Fuzzy,
-                        distance: 1,
-                    });
-                }
-            }
-        }
-    }
-    let distance = if is_number { 0 } else { fuzziness(term) };
+    // A word the index knows is taken as meant; only unknown words are treated as typos.
+    let distance = if is_number || exact.is_some() || !expand.fuzzy {
+        0
+    } else {
+        fuzziness(term)
+    };
     if distance > 0 {
-        if let Ok(automaton) = Levenshtein::new(term, distance) {
-            let mut stream = map.search(automaton).into_stream();
-            let mut n = 0;
-            while let Some((key, id)) = stream.next() {
-                let key = String::from_utf8_lossy(key).into_owned();
-                if key != term && !out.iter().any(|c| c.term == key) {
-                    let d = edit_distance(term, &key);
-                    out.push(Candidate {
-                        term: key,
-                        id,
-                        kind: MatchKind::Fuzzy,
-                        distance: d,
-                    });
-                    n += 1;
-                    if n >= MAX_EXPANSIONS {
-                        break;
-                    }
+        let mut stream = map
+            .search(Fuzzy::new(term.as_bytes(), distance as u8))
+            .into_stream();
+        let mut n = 0;
+        while let Some((key, id)) = stream.next() {
+            let key = String::from_utf8_lossy(key).into_owned();
+            if key != term && !out.iter().any(|c| c.term == key) {
+                let d = edit_distance(term, &key);
+                out.push(Candidate {
+                    term: key,
+                    id,
+                    kind: MatchKind::Fuzzy,
+                    distance: d,
+                });
+                n += 1;
+                if n >= MAX_EXPANSIONS {
+                    break;
                 }
             }
         }
@@ -187,13 +182,18 @@ pub fn search(query: &str, limit: usize) -> Vec<Hit> {
         return Vec::new();
     }
     let terms = text::identity_terms(query);
+    let last_word = words.last().map(String::as_str);
     let map = index();
     // doc -> (score, reasons, words matched)
     let mut scored: HashMap<usize, (f64, Vec<Reason>, Vec<bool>)> = HashMap::new();
     for term in &terms {
         // Best match of this term per document.
         let mut best: HashMap<usize, (f64, Reason)> = HashMap::new();
-        for c in candidates(&map, term) {
+        let expand = Expand {
+            prefix: last_word.is_some_and(|w| term.ends_with(w)),
+            fuzzy: words.contains(term),
+        };
+        for c in candidates(&map, term, expand) {
             let quality = c.kind.quality(c.distance);
             for p in read_postings(POSTINGS, c.id) {
                 let whole = if p.whole { 1.25 } else { 1.0 };
@@ -295,21 +295,107 @@ pub fn closest_slugs(slug: &str, n: usize) -> Vec<&'static str> {
     out
 }
 
-/// Levenshtein distance between two strings, by characters.
+/// Optimal-string-alignment distance between two strings, by characters: insertions,
+/// deletions, substitutions and swaps of adjacent characters each count one.
 pub fn edit_distance(a: &str, b: &str) -> u32 {
     let a: Vec<char> = a.chars().collect();
     let b: Vec<char> = b.chars().collect();
-    let mut prev: Vec<u32> = (0..=b.len() as u32).collect();
-    let mut cur = vec![0; b.len() + 1];
+    let width = b.len() + 1;
+    let mut d = vec![0u32; (a.len() + 1) * width];
+    for (j, cell) in d.iter_mut().enumerate().take(width) {
+        *cell = j as u32;
+    }
     for i in 1..=a.len() {
-        cur[0] = i as u32;
+        d[i * width] = i as u32;
         for j in 1..=b.len() {
             let cost = u32::from(a[i - 1] != b[j - 1]);
-            cur[j] = (prev[j] + 1).min(cur[j - 1] + 1).min(prev[j - 1] + cost);
+            let mut v = (d[(i - 1) * width + j] + 1)
+                .min(d[i * width + j - 1] + 1)
+                .min(d[(i - 1) * width + j - 1] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                v = v.min(d[(i - 2) * width + j - 2] + 1);
+            }
+            d[i * width + j] = v;
         }
-        std::mem::swap(&mut prev, &mut cur);
     }
-    prev[b.len()]
+    d[a.len() * width + b.len()]
+}
+
+/// An `fst` automaton accepting the keys within `max` edits (optimal string alignment) of a
+/// query, over bytes.
+///
+/// The state is the current row of the edit-distance table, with the previous row and the
+/// previous input byte for swaps. A branch of the index is abandoned as soon as every cell of
+/// the row exceeds `max`, which keeps the walk to a small part of the index.
+#[derive(Clone, Debug)]
+pub struct Fuzzy<'a> {
+    query: &'a [u8],
+    max: u8,
+}
+
+/// A row of the edit-distance table and what swaps need from the step before.
+#[derive(Clone, Debug)]
+pub struct FuzzyState {
+    prev: Vec<u8>,
+    row: Vec<u8>,
+    last: Option<u8>,
+}
+
+impl<'a> Fuzzy<'a> {
+    /// Keys within `max` edits of `query`.
+    pub fn new(query: &'a [u8], max: u8) -> Fuzzy<'a> {
+        Fuzzy { query, max }
+    }
+}
+
+impl fst::Automaton for Fuzzy<'_> {
+    type State = Option<FuzzyState>;
+
+    fn start(&self) -> Self::State {
+        let row: Vec<u8> = (0..=self.query.len())
+            .map(|i| i.min(u8::MAX as usize) as u8)
+            .collect();
+        Some(FuzzyState {
+            prev: Vec::new(),
+            row,
+            last: None,
+        })
+    }
+
+    fn is_match(&self, state: &Self::State) -> bool {
+        state
+            .as_ref()
+            .is_some_and(|s| s.row.last().is_some_and(|&d| d <= self.max))
+    }
+
+    fn can_match(&self, state: &Self::State) -> bool {
+        state.is_some()
+    }
+
+    fn accept(&self, state: &Self::State, byte: u8) -> Self::State {
+        let s = state.as_ref()?;
+        let q = self.query;
+        let mut row = Vec::with_capacity(s.row.len());
+        row.push(s.row[0].saturating_add(1));
+        for j in 1..=q.len() {
+            let cost = u8::from(q[j - 1] != byte);
+            let mut v = (s.row[j].saturating_add(1))
+                .min(row[j - 1].saturating_add(1))
+                .min(s.row[j - 1].saturating_add(cost));
+            if j > 1 && s.last == Some(q[j - 1]) && q[j - 2] == byte && !s.prev.is_empty() {
+                v = v.min(s.prev[j - 2].saturating_add(1));
+            }
+            row.push(v);
+        }
+        if row.iter().all(|&d| d > self.max) {
+            return None;
+        }
+        Some(FuzzyState {
+            prev: s.row.clone(),
+            row,
+            last: Some(byte),
+        })
+    }
 }
 
 #[cfg(test)]
@@ -409,9 +495,51 @@ mod tests {
     }
 
     #[test]
+    fn fuzzy_automaton_agrees_with_edit_distance() {
+        use fst::{IntoStreamer, Set, Streamer};
+        let words = [
+            "bosniak",
+            "fleischner",
+            "fleischer",
+            "recist",
+            "tirads",
+            "washout",
+            "zz",
+        ];
+        let set = Set::from_iter(
+            words
+                .iter()
+                .copied()
+                .collect::<std::collections::BTreeSet<_>>(),
+        )
+        .unwrap();
+        for (query, max) in [
+            ("bosniack", 1u8),
+            ("recsit", 1),
+            ("fleischr", 2),
+            ("washot", 1),
+        ] {
+            let mut found = Vec::new();
+            let mut stream = set.search(Fuzzy::new(query.as_bytes(), max)).into_stream();
+            while let Some(key) = stream.next() {
+                found.push(String::from_utf8(key.to_vec()).unwrap());
+            }
+            let expected: Vec<String> = words
+                .iter()
+                .filter(|w| edit_distance(query, w) <= max as u32)
+                .map(|w| w.to_string())
+                .collect::<std::collections::BTreeSet<_>>()
+                .into_iter()
+                .collect();
+            assert_eq!(found, expected, "{query} within {max}");
+        }
+    }
+
+    #[test]
     fn edit_distance_counts_characters() {
         assert_eq!(edit_distance("bosniack", "bosniak"), 1);
         assert_eq!(edit_distance("", "abc"), 3);
         assert_eq!(edit_distance("müller", "muller"), 1);
+        assert_eq!(edit_distance("recsit", "recist"), 1, "a swap is one edit");
     }
 }

@@ -1,0 +1,101 @@
+//! Host microbenchmarks of the corpus routes: search, detail lookup and filtered lists, each
+//! through the whole request handler (`app::handle`) as the worker runs it, plus the bare
+//! search function. Prints median, p99 and mean per call. Run with `make bench`.
+
+use radref::app::{handle, App};
+use radref::config::Config;
+use radref::corpus::compiled::SYSTEMS;
+use radref::host::{block_on, HostServices};
+use radref::http::{Method, Request};
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+const ROUNDS: usize = 10_000;
+const WARMUP: usize = 500;
+
+/// The query mix: exact names, typos, categories and finding-like phrases.
+const QUERIES: &[&str] = &[
+    "fleischer",
+    "tirads",
+    "lungrads 4B",
+    "bosniak IIF",
+    "8 mm solid nodule",
+    "adrenal incidentaloma washout",
+    "pirads 4 transition zone",
+    "LR-5",
+    "recsit",
+    "gallbladder polyp 7 mm",
+];
+
+fn measure(name: &str, mut f: impl FnMut(usize)) {
+    for i in 0..WARMUP {
+        f(i);
+    }
+    let mut times: Vec<Duration> = Vec::with_capacity(ROUNDS);
+    for i in 0..ROUNDS {
+        let start = Instant::now();
+        f(i);
+        times.push(start.elapsed());
+    }
+    times.sort();
+    let median = times[ROUNDS / 2];
+    let p99 = times[ROUNDS * 99 / 100];
+    let mean = times.iter().sum::<Duration>() / ROUNDS as u32;
+    println!(
+        "| {name:<44} | {:>9.1} | {:>9.1} | {:>9.1} |",
+        median.as_nanos() as f64 / 1000.0,
+        p99.as_nanos() as f64 / 1000.0,
+        mean.as_nanos() as f64 / 1000.0
+    );
+}
+
+fn main() {
+    let config = Config {
+        // The benchmark measures the routes, not the rate limit.
+        corpus_rate_limit: u32::MAX,
+        ..Config::default()
+    };
+    let app = App::new(config);
+    let services = HostServices::default();
+    let get = |target: &str| {
+        let response = block_on(handle(&app, &services, Request::new(Method::Get, target)));
+        assert_eq!(response.status, 200, "{target}");
+        black_box(response.body.len());
+    };
+    let search_targets: Vec<String> = QUERIES
+        .iter()
+        .map(|q| format!("/api/v1/search?q={}", q.replace(' ', "+")))
+        .collect();
+    let detail_targets: Vec<String> = SYSTEMS
+        .iter()
+        .map(|s| format!("/api/v1/systems/{}", s.slug))
+        .collect();
+    println!(
+        "{} systems; {ROUNDS} calls per row after {WARMUP} warm-up calls; times in microseconds",
+        SYSTEMS.len()
+    );
+    println!(
+        "| {:<44} | {:>9} | {:>9} | {:>9} |",
+        "operation", "median", "p99", "mean"
+    );
+    println!("|{:-<46}|{:->11}|{:->11}|{:->11}|", "", "", "", "");
+    measure("search::search, query mix", |i| {
+        black_box(radref::search::search(QUERIES[i % QUERIES.len()], 10));
+    });
+    measure("GET /api/v1/search?q= (query mix)", |i| {
+        get(&search_targets[i % search_targets.len()])
+    });
+    measure("GET /api/v1/systems/{slug} (all slugs)", |i| {
+        get(&detail_targets[i % detail_targets.len()])
+    });
+    measure("GET /api/v1/systems?organ=lung", |_| {
+        get("/api/v1/systems?organ=lung")
+    });
+    measure("GET /api/v1/systems?modality=MR&family=lexicon", |_| {
+        get("/api/v1/systems?modality=MR&family=lexicon")
+    });
+    measure("GET /api/v1/systems (all)", |_| get("/api/v1/systems"));
+    measure("GET /api/v1/health (no corpus work)", |_| {
+        get("/api/v1/health")
+    });
+}

@@ -1,0 +1,46 @@
+//! Running the core on the host: in-memory services and a minimal executor, for tests,
+//! benchmarks and tools. Not compiled into the worker.
+
+use crate::app::Services;
+use std::cell::RefCell;
+
+/// Services for running the core outside the Worker: a fixed clock and a log kept in memory.
+#[derive(Debug, Default)]
+pub struct HostServices {
+    /// What `now_ms` answers.
+    pub now: u64,
+    /// Every line the core logged.
+    pub logs: RefCell<Vec<String>>,
+}
+
+impl Services for HostServices {
+    fn now_ms(&self) -> u64 {
+        self.now
+    }
+
+    fn log(&self, line: &str) {
+        self.logs.borrow_mut().push(line.to_string());
+    }
+}
+
+/// Runs a future to completion on the current thread. The core's futures only wait on the
+/// services they are given; with [`HostServices`] they never pend, so polling in a loop with a
+/// waker that does nothing is enough.
+pub fn block_on<F: std::future::Future>(future: F) -> F::Output {
+    use std::pin::pin;
+    use std::task::{Context, Poll, RawWaker, RawWakerVTable, Waker};
+    fn noop(_: *const ()) {}
+    fn clone(p: *const ()) -> RawWaker {
+        RawWaker::new(p, &VTABLE)
+    }
+    static VTABLE: RawWakerVTable = RawWakerVTable::new(clone, noop, noop, noop);
+    // SAFETY: the vtable's functions never touch the (null) data pointer.
+    let waker = unsafe { Waker::from_raw(RawWaker::new(std::ptr::null(), &VTABLE)) };
+    let mut cx = Context::from_waker(&waker);
+    let mut future = pin!(future);
+    loop {
+        if let Poll::Ready(out) = future.as_mut().poll(&mut cx) {
+            return out;
+        }
+    }
+}
