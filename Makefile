@@ -1,5 +1,5 @@
 # radref: the two commands a newcomer needs are `make dev` and `make test`.
-.PHONY: dev test setup fmt clean corpus-check
+.PHONY: dev test setup fmt clean corpus-check bench
 
 ## Install what is missing, migrate the local D1 database and serve on 127.0.0.1:8787.
 dev:
@@ -24,3 +24,7 @@ clean:
 ## Validate corpus/ (or DIR=...) and print its figures, without building the worker.
 corpus-check:
 	@cargo run --quiet --features tools --bin corpus-check -- $(or $(DIR),corpus)
+
+## Benchmarks: host microbenchmarks, then HTTP throughput against wrangler dev (wrk).
+bench:
+	@scripts/bench.sh
