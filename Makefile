@@ -1,5 +1,5 @@
 # radref: the two commands a newcomer needs are `make dev` and `make test`.
-.PHONY: dev test setup fmt clean corpus-check bench
+.PHONY: dev test setup fmt clean corpus-check bench key revoke-key
 
 ## Install what is missing, migrate the local D1 database and serve on 127.0.0.1:8787.
 dev:
@@ -28,3 +28,11 @@ corpus-check:
 ## Benchmarks: host microbenchmarks, then HTTP throughput against wrangler dev (wrk).
 bench:
 	@scripts/bench.sh
+
+## Create an API key: make key NAME=<label> [USER_ID=<user id>] [SCOPES="context templates"] [REMOTE=1]
+key:
+	@scripts/key.sh create "$(NAME)" "$(or $(USER_ID),default)" "$(or $(SCOPES),context)"
+
+## Revoke an API key: make revoke-key ID=<key id> [REMOTE=1]
+revoke-key:
+	@scripts/key.sh revoke "$(ID)"

@@ -14,6 +14,12 @@ wrangler d1 migrations apply DB --local --persist-to "$STATE" </dev/null \
     || die "D1 migrations did not apply"
 phase_done
 
+phase "dev: seed the documented development users and keys (local only)"
+wrangler d1 execute DB --local --persist-to "$STATE" --file scripts/dev-seed.sql </dev/null >/dev/null \
+    || die "seeding development keys failed"
+echo "development keys (see README): rr_devalice_radrefDevAliceKeyNotSecret01, rr_devbob01_radrefDevBobKeyNotSecret0001"
+phase_done
+
 phase "dev: wrangler dev on http://127.0.0.1:$PORT (Ctrl-C stops it)"
 export WORKER_BUILD_ARGS="${WORKER_BUILD_ARGS:---release}"
 exec wrangler dev --ip 127.0.0.1 --port "$PORT" --persist-to "$STATE" \

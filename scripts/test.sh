@@ -46,6 +46,9 @@ trap 'exit 130' INT TERM
 wrangler d1 migrations apply DB --local --persist-to "$STATE" </dev/null >"$STATE/migrate.log" 2>&1 \
     || { cat "$STATE/migrate.log"; die "D1 migrations did not apply"; }
 tail -n 3 "$STATE/migrate.log"
+wrangler d1 execute DB --local --persist-to "$STATE" --file tests/fixtures/keys.sql </dev/null >"$STATE/keys.log" 2>&1 \
+    || { cat "$STATE/keys.log"; die "loading the test keys failed"; }
+echo "test keys loaded (tests/fixtures/keys.sql)"
 phase_done
 
 phase "test: start wrangler dev"

@@ -5,6 +5,7 @@
 //! through the [`Services`] trait, so a host test drives [`handle`] with an in-memory
 //! implementation and the wasm build with the Cloudflare bindings.
 
+use crate::auth::StoredKey;
 use crate::config::Config;
 use crate::corpus_api;
 use crate::error::{allow_header, ApiError, ErrorFormat};
@@ -33,6 +34,9 @@ pub trait Services {
 
     /// Writes a line to the platform log. Callers never pass secrets or keys.
     fn log(&self, line: &str);
+
+    /// The stored API key with this public id, if any.
+    async fn find_key(&self, id: &str) -> Result<Option<StoredKey>, ApiError>;
 }
 
 /// The application state shared by all requests of an isolate.
@@ -109,7 +113,7 @@ pub async fn handle<S: Services>(app: &App, services: &S, request: Request) -> R
 /// Runs the handler of a resolved route.
 async fn dispatch<S: Services>(
     app: &App,
-    _services: &S,
+    services: &S,
     route: &Route,
     request: &Request,
 ) -> Result<Response, ApiError> {
@@ -123,6 +127,7 @@ async fn dispatch<S: Services>(
         Route::ChangesRss => corpus_api::changes_rss(request),
         Route::Coverage => corpus_api::coverage(request),
         Route::LlmsTxt => corpus_api::llms_txt(request),
+        Route::Context => corpus_api::context(services, request).await,
         Route::OpenApi => Ok(corpus_api::cached(
             request,
             Response::bytes(200, "application/json; charset=utf-8", openapi_bytes()),

@@ -370,6 +370,90 @@ pub fn llms_txt(request: &Request) -> Result<Response, ApiError> {
     ))
 }
 
+/// `GET|POST /api/v1/context`: grounded context for a finding; needs a key with the
+/// `context` scope.
+pub async fn context<S: crate::app::Services>(
+    services: &S,
+    request: &Request,
+) -> Result<Response, ApiError> {
+    use crate::context::{self as ctx, ContextBody, ContextQuery, Format};
+    crate::auth::authenticate(services, request, crate::auth::Scope::Context).await?;
+    let query = if request.method == crate::http::Method::Post {
+        let content_type = request.header("content-type").unwrap_or_default();
+        if !content_type
+            .split(';')
+            .next()
+            .unwrap_or_default()
+            .trim()
+            .eq_ignore_ascii_case("application/json")
+        {
+            return Err(ApiError::bad_request(
+                "the body must be JSON, sent with 'Content-Type: application/json'",
+            ));
+        }
+        if request.body.len() > ctx::MAX_BODY_BYTES {
+            return Err(ApiError::PayloadTooLarge {
+                limit: ctx::MAX_BODY_BYTES,
+            });
+        }
+        let body: ContextBody = serde_json::from_slice(&request.body)
+            .map_err(|e| ApiError::bad_request(format!("invalid JSON body: {e}")))?;
+        ContextQuery::new(
+            body.text,
+            body.systems,
+            body.organ,
+            body.limit,
+            body.format,
+            body.verified,
+        )?
+    } else {
+        let limit = match param(request, "limit")? {
+            None => None,
+            Some(v) => Some(v.trim().parse::<i64>().map_err(|_| {
+                ApiError::bad_param(
+                    "limit",
+                    format!(
+                        "'limit' must be an integer from 1 to {}; got '{v}'",
+                        ctx::MAX_LIMIT
+                    ),
+                )
+            })?),
+        };
+        let verified = match param(request, "verified")?.as_deref().map(str::trim) {
+            None => None,
+            Some("true") | Some("1") => Some(true),
+            Some("false") | Some("0") => Some(false),
+            Some(other) => {
+                return Err(ApiError::bad_param(
+                    "verified",
+                    format!("'verified' must be true or false; got '{other}'"),
+                ))
+            }
+        };
+        let systems = param(request, "systems")?
+            .map(|s| s.split(',').map(|x| x.trim().to_string()).collect());
+        ContextQuery::new(
+            param(request, "q")?,
+            systems,
+            param(request, "organ")?,
+            limit,
+            param(request, "format")?,
+            verified,
+        )?
+    };
+    let response = match query.format {
+        Format::Json => Response::json(200, &ctx::to_json(&query)),
+        Format::Markdown => {
+            let md = ctx::to_markdown(&query);
+            let tokens = ctx::approx_tokens(&md);
+            Response::bytes(200, "text/markdown; charset=utf-8", md.into_bytes())
+                .with_header("x-approx-tokens", tokens.to_string())
+        }
+    };
+    // Keyed answers are for the caller only.
+    Ok(response.with_header("cache-control", "private, no-store"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

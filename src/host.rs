@@ -2,6 +2,8 @@
 //! benchmarks and tools. Not compiled into the worker.
 
 use crate::app::Services;
+use crate::auth::StoredKey;
+use crate::error::ApiError;
 use std::cell::RefCell;
 
 /// Services for running the core outside the Worker: a fixed clock and a log kept in memory.
@@ -11,6 +13,8 @@ pub struct HostServices {
     pub now: u64,
     /// Every line the core logged.
     pub logs: RefCell<Vec<String>>,
+    /// The API keys the "database" holds.
+    pub keys: RefCell<Vec<StoredKey>>,
 }
 
 impl Services for HostServices {
@@ -20,6 +24,10 @@ impl Services for HostServices {
 
     fn log(&self, line: &str) {
         self.logs.borrow_mut().push(line.to_string());
+    }
+
+    async fn find_key(&self, id: &str) -> Result<Option<StoredKey>, ApiError> {
+        Ok(self.keys.borrow().iter().find(|k| k.id == id).cloned())
     }
 }
 

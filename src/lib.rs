@@ -9,8 +9,10 @@
 //! remains responsible for every report.
 
 pub mod app;
+pub mod auth;
 pub mod build_info;
 pub mod config;
+pub mod context;
 pub mod corpus;
 pub mod corpus_api;
 pub mod error;

@@ -7,6 +7,8 @@ use crate::http::Method;
 
 /// Methods of a read-only route. HEAD is answered wherever GET is.
 pub const READ: &[Method] = &[Method::Get, Method::Head];
+/// Methods of the context route (GET with a query, POST with a body).
+pub const READ_POST: &[Method] = &[Method::Get, Method::Head, Method::Post];
 
 /// A resolved route, with the path parameters it carries.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -21,6 +23,8 @@ pub enum Route {
     System(String),
     /// `GET /api/v1/search`
     Search,
+    /// `GET|POST /api/v1/context`
+    Context,
     /// `GET /api/v1/changes`
     Changes,
     /// `GET /feed/changes.xml`
@@ -44,6 +48,7 @@ impl Route {
             ["api", "v1", "systems"] => Route::Systems,
             ["api", "v1", "systems", slug] if !slug.is_empty() => Route::System(slug.to_string()),
             ["api", "v1", "search"] => Route::Search,
+            ["api", "v1", "context"] => Route::Context,
             ["api", "v1", "changes"] => Route::Changes,
             ["api", "v1", "coverage"] => Route::Coverage,
             ["api", "v1", "openapi"] => Route::OpenApi,
@@ -61,7 +66,10 @@ impl Route {
 
     /// The methods this route answers (besides OPTIONS, which every route answers).
     pub fn allow(&self) -> &'static [Method] {
-        READ
+        match self {
+            Route::Context => READ_POST,
+            _ => READ,
+        }
     }
 }
 
@@ -101,5 +109,6 @@ mod tests {
     fn allow_lists_match_the_interface() {
         assert_eq!(Route::Health.allow(), READ);
         assert!(!Route::Systems.allow().contains(&Method::Post));
+        assert!(Route::Context.allow().contains(&Method::Post));
     }
 }

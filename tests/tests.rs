@@ -12,3 +12,6 @@ mod platform;
 // Corpus read routes: organs, systems and filters, detail, search, changes, RSS, coverage,
 // caching and the rate limit.
 mod corpus;
+
+// Grounded context: keys, parameters, body limits, JSON and markdown.
+mod context;

@@ -90,3 +90,17 @@ pub fn detail(slug: &str) -> Option<&'static [u8]> {
 pub fn system(slug: &str) -> Option<&'static SystemEntry> {
     SYSTEMS.iter().find(|s| s.slug == slug)
 }
+
+/// The detail of the system at `index` of [`SYSTEMS`] as a JSON value, parsed once per isolate
+/// on first use (grounding reads lines selectively; the read routes serve the bytes as they
+/// are).
+pub fn detail_value(index: usize) -> &'static serde_json::Value {
+    use std::sync::OnceLock;
+    static PARSED: OnceLock<Vec<OnceLock<serde_json::Value>>> = OnceLock::new();
+    let cells = PARSED.get_or_init(|| SYSTEMS.iter().map(|_| OnceLock::new()).collect());
+    cells[index].get_or_init(|| {
+        detail(SYSTEMS[index].slug)
+            .and_then(|bytes| serde_json::from_slice(bytes).ok())
+            .unwrap_or(serde_json::Value::Null)
+    })
+}

@@ -6,7 +6,9 @@
 //! handled.
 
 use crate::app::{self, App, Services};
+use crate::auth::StoredKey;
 use crate::config::Config;
+use crate::error::ApiError;
 use crate::http::{Method, Request, Response};
 use std::cell::OnceCell;
 use std::rc::Rc;
@@ -14,7 +16,6 @@ use worker::{event, Context, Env, Headers, MessageBatch};
 
 /// Services backed by the Worker's environment.
 struct WorkerServices {
-    #[allow(dead_code)] // Bindings are reached through it as routes need them.
     env: Env,
 }
 
@@ -26,6 +27,27 @@ impl Services for WorkerServices {
 
     fn log(&self, line: &str) {
         worker::console_log!("{}", line);
+    }
+
+    async fn find_key(&self, id: &str) -> Result<Option<StoredKey>, ApiError> {
+        let db = self.env.d1(DB).map_err(unavailable)?;
+        db.prepare("SELECT id, user_id, key_hash, scopes, revoked_at FROM api_keys WHERE id = ?1")
+            .bind(&[id.into()])
+            .map_err(unavailable)?
+            .first::<StoredKey>(None)
+            .await
+            .map_err(unavailable)
+    }
+}
+
+/// The D1 binding of templates, keys and webhooks (wrangler.toml).
+const DB: &str = "DB";
+
+/// A binding that failed. `worker::Error`'s text may dump internals: it goes to the log (via
+/// `ApiError::log_line`), never to the client.
+fn unavailable(err: worker::Error) -> ApiError {
+    ApiError::Unavailable {
+        cause: err.to_string(),
     }
 }
 

@@ -1,0 +1,1584 @@
+//! Grounded context: the few systems that govern a finding, with their cited lines.
+//!
+//! Given finding text ("8 mm solid nodule in a smoker", a pasted report paragraph), the systems
+//! are ranked by the search index and by what the text says: organs, modalities, sizes and cue
+//! phrases (incidental, screening, cirrhosis, treated, lymphoma, trauma, ...). The cue table
+//! encodes how radiologists choose between systems that overlap (an incidental thyroid nodule on
+//! CT goes to the ACR incidental paper before TI-RADS; a screening LDCT nodule to Lung-RADS
+//! before Fleischner). The result is JSON or a markdown block for an assistant, every line
+//! cited, located and flagged.
+
+use crate::corpus::compile::NOTICE;
+use crate::corpus::compiled::{self, SystemEntry, SYSTEMS};
+use crate::corpus::source::{Family, Status};
+use crate::corpus::text;
+use crate::error::ApiError;
+use crate::search;
+use serde::Deserialize;
+use serde_json::{json, Map, Value};
+use std::collections::BTreeMap;
+
+/// Largest accepted POST body, in bytes.
+pub const MAX_BODY_BYTES: usize = 16 * 1024;
+/// Longest accepted finding text, in characters.
+pub const MAX_TEXT_CHARS: usize = 8_000;
+/// Default and maximum number of systems.
+pub const DEFAULT_LIMIT: usize = 4;
+pub const MAX_LIMIT: usize = 8;
+/// Outcomes and rules shown per system, at most.
+const MAX_OUTCOMES: usize = 8;
+const MAX_RULES_PER_UNIT: usize = 12;
+const MAX_UNITS: usize = 4;
+
+/// The two output formats.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Format {
+    Json,
+    Markdown,
+}
+
+/// A grounding request, from the query string, a JSON body or an MCP tool call.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ContextQuery {
+    pub text: String,
+    pub systems: Vec<String>,
+    pub organ: Option<String>,
+    pub limit: usize,
+    pub format: Format,
+    pub verified: bool,
+}
+
+/// The JSON body of `POST /api/v1/context`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ContextBody {
+    pub text: Option<String>,
+    pub systems: Option<Vec<String>>,
+    pub organ: Option<String>,
+    pub limit: Option<i64>,
+    pub format: Option<String>,
+    pub verified: Option<bool>,
+}
+
+impl ContextQuery {
+    /// Builds and checks a query. `text` may be empty when `systems` names systems.
+    pub fn new(
+        text: Option<String>,
+        systems: Option<Vec<String>>,
+        organ: Option<String>,
+        limit: Option<i64>,
+        format: Option<String>,
+        verified: Option<bool>,
+    ) -> Result<ContextQuery, ApiError> {
+        let text = text.unwrap_or_default();
+        if text.chars().count() > MAX_TEXT_CHARS {
+            return Err(ApiError::bad_param(
+                "text",
+                format!("the finding text is longer than {MAX_TEXT_CHARS} characters"),
+            ));
+        }
+        let systems: Vec<String> = systems
+            .unwrap_or_default()
+            .into_iter()
+            .map(|s| s.trim().to_lowercase())
+            .filter(|s| !s.is_empty())
+            .collect();
+        for slug in &systems {
+            if compiled::system(slug).is_none() {
+                let closest = search::closest_slugs(slug, 3);
+                return Err(ApiError::bad_param(
+                    "systems",
+                    format!("unknown system '{slug}'; closest: {}", closest.join(", ")),
+                ));
+            }
+        }
+        if text.trim().is_empty() && systems.is_empty() {
+            return Err(ApiError::bad_param(
+                "q",
+                "give the finding text (q, or text in a POST body) or systems to include",
+            ));
+        }
+        let organ = match organ
+            .map(|o| o.trim().to_lowercase())
+            .filter(|o| !o.is_empty())
+        {
+            None => None,
+            Some(o) if SYSTEMS.iter().any(|s| s.organs.contains(&o.as_str())) => Some(o),
+            Some(o) => {
+                let mut organs: Vec<&str> = SYSTEMS
+                    .iter()
+                    .flat_map(|s| s.organs.iter().copied())
+                    .collect();
+                organs.sort();
+                organs.dedup();
+                return Err(ApiError::bad_param(
+                    "organ",
+                    format!("unknown organ '{o}'; known: {}", organs.join(", ")),
+                ));
+            }
+        };
+        let limit = match limit {
+            None => DEFAULT_LIMIT,
+            Some(n) if (1..=MAX_LIMIT as i64).contains(&n) => n as usize,
+            Some(n) => {
+                return Err(ApiError::bad_param(
+                    "limit",
+                    format!("'limit' must be an integer from 1 to {MAX_LIMIT}; got {n}"),
+                ))
+            }
+        };
+        let format = match format.as_deref().map(str::trim) {
+            None | Some("") | Some("json") => Format::Json,
+            Some("markdown") | Some("md") => Format::Markdown,
+            Some(other) => {
+                return Err(ApiError::bad_param(
+                    "format",
+                    format!("'format' must be json or markdown; got '{other}'"),
+                ))
+            }
+        };
+        Ok(ContextQuery {
+            text,
+            systems,
+            organ,
+            limit,
+            format,
+            verified: verified.unwrap_or(true),
+        })
+    }
+}
+
+/// Organ names as findings write them, mapped to the corpus's organs.
+const ORGAN_WORDS: &[(&str, &str)] = &[
+    ("lung", "lung"),
+    ("lungs", "lung"),
+    ("pulmonary", "lung"),
+    ("ground glass", "lung"),
+    ("groundglass", "lung"),
+    ("subsolid", "lung"),
+    ("part solid", "lung"),
+    ("perifissural", "lung"),
+    ("lobe", "lung"),
+    ("thyroid", "thyroid"),
+    ("liver", "liver"),
+    ("hepatic", "liver"),
+    ("cirrhosis", "liver"),
+    ("cirrhotic", "liver"),
+    ("hcc", "liver"),
+    ("hepatocellular", "liver"),
+    ("kidney", "kidney"),
+    ("renal", "kidney"),
+    ("adrenal", "adrenal"),
+    ("adrenals", "adrenal"),
+    ("pancreas", "pancreas"),
+    ("pancreatic", "pancreas"),
+    ("pancreatitis", "pancreas"),
+    ("ipmn", "pancreas"),
+    ("peripancreatic", "pancreas"),
+    ("ovary", "ovary"),
+    ("ovarian", "ovary"),
+    ("adnexal", "ovary"),
+    ("adnexa", "ovary"),
+    ("breast", "breast"),
+    ("mammogram", "breast"),
+    ("prostate", "prostate"),
+    ("prostatic", "prostate"),
+    ("bladder", "bladder"),
+    ("urothelial", "bladder"),
+    ("gallbladder", "gallbladder"),
+    ("gall bladder", "gallbladder"),
+    ("biliary", "gallbladder"),
+    ("bile duct", "gallbladder"),
+    ("common bile duct", "gallbladder"),
+    ("cbd", "gallbladder"),
+    ("bone", "bone"),
+    ("osseous", "bone"),
+    ("lytic", "bone"),
+    ("skeletal", "bone"),
+    ("femur", "bone"),
+    ("femoral", "bone"),
+    ("humerus", "bone"),
+    ("coronary", "heart"),
+    ("cardiac", "heart"),
+    ("heart", "heart"),
+    ("colon", "colon"),
+    ("colonic", "colon"),
+    ("colonography", "colon"),
+    ("colorectal", "colon"),
+    ("head and neck", "head and neck"),
+    ("neck", "head and neck"),
+    ("oropharyngeal", "head and neck"),
+    ("laryngeal", "head and neck"),
+    ("oral cavity", "head and neck"),
+    ("lymph node", "lymph nodes"),
+    ("lymph nodes", "lymph nodes"),
+    ("node", "lymph nodes"),
+    ("nodes", "lymph nodes"),
+    ("nodal", "lymph nodes"),
+    ("lymphadenopathy", "lymph nodes"),
+    ("lymphoma", "lymph nodes"),
+    ("spleen", "spleen"),
+    ("splenic", "spleen"),
+    ("aorta", "aorta"),
+    ("aortic", "aorta"),
+    ("aaa", "aorta"),
+    ("iliac", "aorta"),
+    ("pituitary", "pituitary"),
+    ("sella", "pituitary"),
+    ("sellar", "pituitary"),
+    ("spine", "spine"),
+    ("lumbar", "spine"),
+    ("back pain", "spine"),
+    ("sciatica", "spine"),
+    ("radiculopathy", "spine"),
+];
+
+/// Modality words, mapped to the corpus's modality names.
+const MODALITY_WORDS: &[(&str, &str)] = &[
+    ("ct", "CT"),
+    ("ldct", "CT"),
+    ("cta", "CT"),
+    ("computed tomography", "CT"),
+    ("ctc", "CT"),
+    ("mri", "MRI"),
+    ("mr", "MRI"),
+    ("magnetic resonance", "MRI"),
+    ("dwi", "MRI"),
+    ("t2", "MRI"),
+    ("ultrasound", "US"),
+    ("us", "US"),
+    ("sonographic", "US"),
+    ("sonography", "US"),
+    ("sonographically", "US"),
+    ("doppler", "US"),
+    ("mammogram", "Mammography"),
+    ("mammography", "Mammography"),
+    ("mammographic", "Mammography"),
+    ("pet", "PET/CT"),
+    ("fdg", "PET/CT"),
+    ("suv", "PET/CT"),
+    ("radiograph", "XR"),
+    ("x ray", "XR"),
+];
+
+/// What a cue phrase does to a system's score.
+enum Target {
+    Slug(&'static str),
+    Family(Family),
+}
+
+/// A cue: when any phrase occurs (and the organ condition holds), multiply the targets.
+struct Cue {
+    name: &'static str,
+    phrases: &'static [&'static str],
+    /// Only when the finding concerns this organ (or no organ is stated, when `None`).
+    organ: Option<&'static str>,
+    effects: &'static [(Target, f64)],
+}
+
+use Target::{Family as Fam, Slug};
+
+/// How findings choose between systems. Factors above 1 favour, below 1 disfavour.
+const CUES: &[Cue] = &[
+    Cue {
+        name: "screening",
+        phrases: &[
+            "screening",
+            "ldct",
+            "low dose",
+            "lung cancer screening",
+            "annual screening",
+        ],
+        organ: None,
+        effects: &[
+            (Slug("acr-lung-rads-v2022"), 4.0),
+            (Slug("fleischner-2017"), 0.3),
+            (Slug("bts-pulmonary-nodules-2015"), 0.6),
+        ],
+    },
+    Cue {
+        name: "incidental",
+        phrases: &[
+            "incidental",
+            "incidentally",
+            "incidentaloma",
+            "incidentalomas",
+        ],
+        organ: None,
+        effects: &[
+            (Fam(Family::Incidental), 2.0),
+            (Slug("fleischner-2017"), 2.0),
+            (Slug("ese-adrenal-incidentaloma-2023"), 1.6),
+            (Slug("acr-lung-rads-v2022"), 0.4),
+        ],
+    },
+    Cue {
+        name: "lung nodule outside screening",
+        phrases: &[
+            "nodule",
+            "nodules",
+            "ground glass",
+            "part solid",
+            "subsolid",
+            "solid",
+        ],
+        organ: Some("lung"),
+        effects: &[
+            (Slug("fleischner-2017"), 1.6),
+            (Slug("bts-pulmonary-nodules-2015"), 1.2),
+        ],
+    },
+    Cue {
+        name: "BTS risk models",
+        phrases: &[
+            "brock",
+            "herder",
+            "british thoracic",
+            "bts",
+            "volume doubling",
+            "volumetry",
+        ],
+        organ: None,
+        effects: &[(Slug("bts-pulmonary-nodules-2015"), 4.0)],
+    },
+    Cue {
+        name: "HCC risk",
+        phrases: &[
+            "cirrhosis",
+            "cirrhotic",
+            "hepatitis b",
+            "hbv",
+            "chronic hepatitis",
+            "hcc",
+            "hepatocellular",
+            "arterial phase hyperenhancement",
+            "aphe",
+            "washout appearance",
+            "capsule",
+        ],
+        organ: Some("liver"),
+        effects: &[
+            (Slug("acr-li-rads-ct-mri-v2018"), 3.0),
+            (Slug("acr-if-liver-2017"), 0.5),
+        ],
+    },
+    Cue {
+        name: "treated liver observation",
+        phrases: &[
+            "treated",
+            "treatment response",
+            "after ablation",
+            "ablation",
+            "ablated",
+            "tace",
+            "chemoembolization",
+            "radioembolization",
+            "y90",
+            "sbrt",
+            "locoregional",
+            "post treatment",
+            "posttreatment",
+        ],
+        organ: Some("liver"),
+        effects: &[
+            (Slug("acr-li-rads-ct-mri-tra-v2024"), 5.0),
+            (Slug("acr-li-rads-ct-mri-v2018"), 0.6),
+        ],
+    },
+    Cue {
+        name: "liver surveillance ultrasound",
+        phrases: &[
+            "surveillance",
+            "visualization score",
+            "us 3",
+            "us 2",
+            "screening ultrasound",
+        ],
+        organ: Some("liver"),
+        effects: &[(Slug("acr-li-rads-us-surveillance-v2024"), 4.0)],
+    },
+    Cue {
+        name: "lymphoma",
+        phrases: &[
+            "lymphoma",
+            "hodgkin",
+            "dlbcl",
+            "deauville",
+            "metabolic response",
+        ],
+        organ: None,
+        effects: &[
+            (Slug("lugano-2014"), 6.0),
+            (Slug("node-rads-1-0-2021"), 0.4),
+            (Slug("recist-1-1"), 0.5),
+        ],
+    },
+    Cue {
+        name: "tumour response",
+        phrases: &[
+            "recist",
+            "target lesion",
+            "target lesions",
+            "sum of diameters",
+            "nadir",
+            "response assessment",
+            "baseline scan",
+            "new lesions",
+            "metastatic",
+            "metastases",
+        ],
+        organ: None,
+        effects: &[(Slug("recist-1-1"), 4.0)],
+    },
+    Cue {
+        name: "trauma",
+        phrases: &[
+            "trauma",
+            "laceration",
+            "lacerations",
+            "blunt",
+            "injury",
+            "injured",
+            "shattered",
+            "contusion",
+            "active extravasation",
+            "devascularization",
+        ],
+        organ: None,
+        effects: &[(Slug("aast-ois-2018"), 6.0)],
+    },
+    Cue {
+        name: "acute pancreatitis",
+        phrases: &[
+            "pancreatitis",
+            "necrosis",
+            "necrotizing",
+            "necrotising",
+            "walled off",
+            "pseudocyst",
+            "peripancreatic",
+            "fluid collection",
+            "collection",
+        ],
+        organ: Some("pancreas"),
+        effects: &[
+            (Slug("atlanta-acute-pancreatitis-2012"), 4.0),
+            (Slug("acr-ac-acute-pancreatitis-2019"), 2.0),
+            (Slug("kyoto-ipmn-2024"), 0.4),
+            (Slug("acr-if-pancreatic-cyst-2017"), 0.5),
+        ],
+    },
+    Cue {
+        name: "pancreatic cyst or IPMN",
+        phrases: &[
+            "ipmn",
+            "branch duct",
+            "main duct",
+            "mucinous",
+            "mural nodule",
+            "worrisome",
+            "high risk stigmata",
+            "cyst",
+            "cystic lesion",
+        ],
+        organ: Some("pancreas"),
+        effects: &[
+            (Slug("kyoto-ipmn-2024"), 2.5),
+            (Slug("acr-if-pancreatic-cyst-2017"), 2.0),
+        ],
+    },
+    Cue {
+        name: "gallbladder polyp",
+        phrases: &["polyp", "polyps", "polypoid"],
+        organ: Some("gallbladder"),
+        effects: &[
+            (Slug("sru-gallbladder-polyps-2022"), 3.0),
+            (Slug("acr-if-gallbladder-biliary-2013"), 1.5),
+            (Slug("acr-c-rads-v2023"), 0.2),
+        ],
+    },
+    Cue {
+        name: "bile duct or gallbladder wall",
+        phrases: &[
+            "bile duct",
+            "cbd",
+            "duct dilatation",
+            "dilated duct",
+            "biliary dilatation",
+            "wall thickening",
+            "porcelain",
+        ],
+        organ: Some("gallbladder"),
+        effects: &[(Slug("acr-if-gallbladder-biliary-2013"), 3.0)],
+    },
+    Cue {
+        name: "aneurysm",
+        phrases: &[
+            "aneurysm",
+            "aneurysmal",
+            "aaa",
+            "ectatic",
+            "ectasia",
+            "dilated aorta",
+            "penetrating ulcer",
+        ],
+        organ: None,
+        effects: &[(Slug("acr-if-vascular-2013"), 5.0)],
+    },
+    Cue {
+        name: "coronary CTA",
+        phrases: &[
+            "coronary",
+            "stenosis",
+            "plaque",
+            "calcium score",
+            "cac",
+            "cta",
+            "cad",
+            "ffr",
+        ],
+        organ: Some("heart"),
+        effects: &[(Slug("cad-rads-2-0-2022"), 4.0)],
+    },
+    Cue {
+        name: "CT colonography",
+        phrases: &[
+            "colonography",
+            "ctc",
+            "polyp",
+            "polyps",
+            "sessile",
+            "extracolonic",
+        ],
+        organ: Some("colon"),
+        effects: &[
+            (Slug("acr-c-rads-v2023"), 4.0),
+            (Slug("sru-gallbladder-polyps-2022"), 0.2),
+        ],
+    },
+    Cue {
+        name: "post-treatment head and neck",
+        phrases: &[
+            "post treatment",
+            "posttreatment",
+            "chemoradiation",
+            "after radiation",
+            "surveillance",
+            "recurrence",
+            "treated",
+            "squamous cell",
+        ],
+        organ: Some("head and neck"),
+        effects: &[(Slug("acr-ni-rads-ct-petct-2018"), 4.0)],
+    },
+    Cue {
+        name: "bladder cancer staging",
+        phrases: &[
+            "bladder cancer",
+            "bladder tumor",
+            "bladder tumour",
+            "muscle invasion",
+            "muscle invasive",
+            "detrusor",
+            "muscularis propria",
+            "stalk",
+        ],
+        organ: Some("bladder"),
+        effects: &[(Slug("vi-rads-2018"), 4.0)],
+    },
+    Cue {
+        name: "lymph node assessment",
+        phrases: &[
+            "lymph node",
+            "lymph nodes",
+            "node",
+            "nodes",
+            "nodal",
+            "lymphadenopathy",
+            "fatty hilum",
+            "short axis",
+        ],
+        organ: None,
+        effects: &[(Slug("node-rads-1-0-2021"), 2.5)],
+    },
+    Cue {
+        name: "bone lesion",
+        phrases: &[
+            "bone lesion",
+            "lytic",
+            "sclerotic",
+            "lucent",
+            "osseous lesion",
+            "enchondroma",
+            "periosteal",
+            "endosteal",
+        ],
+        organ: Some("bone"),
+        effects: &[(Slug("ssr-bone-rads-2022"), 4.0)],
+    },
+    Cue {
+        name: "low back pain",
+        phrases: &[
+            "back pain",
+            "low back",
+            "lumbar",
+            "radiculopathy",
+            "sciatica",
+            "cauda equina",
+        ],
+        organ: None,
+        effects: &[(Slug("acr-ac-low-back-pain-2021"), 5.0)],
+    },
+    Cue {
+        name: "choice of imaging",
+        phrases: &[
+            "which imaging",
+            "best imaging",
+            "appropriate imaging",
+            "imaging choice",
+            "initial imaging",
+            "what imaging",
+            "appropriateness",
+        ],
+        organ: None,
+        effects: &[(Fam(Family::Appropriateness), 3.0)],
+    },
+    Cue {
+        name: "adrenal attenuation and washout",
+        phrases: &[
+            "washout",
+            "hu",
+            "hounsfield",
+            "attenuation",
+            "unenhanced",
+            "lipid rich",
+            "chemical shift",
+        ],
+        organ: Some("adrenal"),
+        effects: &[(Slug("acr-if-adrenal-2017"), 1.8)],
+    },
+    Cue {
+        name: "adrenal hormonal work-up",
+        phrases: &[
+            "cortisol",
+            "dexamethasone",
+            "hormonal",
+            "pheochromocytoma",
+            "phaeochromocytoma",
+            "aldosterone",
+            "endocrine",
+            "cushing",
+        ],
+        organ: Some("adrenal"),
+        effects: &[(Slug("ese-adrenal-incidentaloma-2023"), 3.0)],
+    },
+    Cue {
+        name: "thyroid nodule on ultrasound",
+        phrases: &[
+            "ultrasound",
+            "sonographic",
+            "sonography",
+            "us",
+            "echogenic",
+            "hypoechoic",
+            "taller than wide",
+            "spongiform",
+            "echogenicity",
+        ],
+        organ: Some("thyroid"),
+        effects: &[
+            (Slug("acr-ti-rads-2017"), 2.0),
+            (Slug("eu-tirads-2017"), 1.4),
+            (Slug("k-tirads-2021"), 1.4),
+            (Slug("acr-if-thyroid-2015"), 0.5),
+        ],
+    },
+    Cue {
+        name: "thyroid nodule on CT, MRI or PET",
+        phrases: &[
+            "ct",
+            "mri",
+            "mr",
+            "pet",
+            "incidental",
+            "incidentally",
+            "chest ct",
+            "neck ct",
+        ],
+        organ: Some("thyroid"),
+        effects: &[(Slug("acr-if-thyroid-2015"), 3.0)],
+    },
+    Cue {
+        name: "European thyroid system",
+        phrases: &["eu tirads", "eutirads", "european"],
+        organ: None,
+        effects: &[(Slug("eu-tirads-2017"), 4.0)],
+    },
+    Cue {
+        name: "Korean thyroid system",
+        phrases: &["k tirads", "ktirads", "korean"],
+        organ: None,
+        effects: &[(Slug("k-tirads-2021"), 4.0)],
+    },
+    Cue {
+        name: "adnexal lesion on MRI",
+        phrases: &["mri", "mr", "dwi", "time intensity", "t2 dark"],
+        organ: Some("ovary"),
+        effects: &[
+            (Slug("acr-o-rads-mri-2022"), 3.0),
+            (Slug("acr-o-rads-us-v2022"), 0.6),
+        ],
+    },
+    Cue {
+        name: "adnexal lesion on ultrasound",
+        phrases: &[
+            "ultrasound",
+            "us",
+            "sonographic",
+            "color score",
+            "colour score",
+            "unilocular",
+            "multilocular",
+            "transvaginal",
+        ],
+        organ: Some("ovary"),
+        effects: &[
+            (Slug("acr-o-rads-us-v2022"), 2.5),
+            (Slug("sru-adnexal-cysts-2010"), 1.5),
+        ],
+    },
+    Cue {
+        name: "renal cystic mass",
+        phrases: &[
+            "cystic",
+            "cyst",
+            "septa",
+            "septation",
+            "septations",
+            "bosniak",
+        ],
+        organ: Some("kidney"),
+        effects: &[(Slug("bosniak-v2019"), 2.0)],
+    },
+    Cue {
+        name: "incidental renal mass",
+        phrases: &[
+            "incidental",
+            "solid",
+            "mass",
+            "fat",
+            "angiomyolipoma",
+            "too small to characterize",
+            "too small to characterise",
+        ],
+        organ: Some("kidney"),
+        effects: &[(Slug("acr-if-renal-2018"), 1.8)],
+    },
+    Cue {
+        name: "prostate MRI",
+        phrases: &[
+            "psa",
+            "peripheral zone",
+            "transition zone",
+            "dwi",
+            "adc",
+            "dce",
+            "prostate mri",
+            "biopsy naive",
+        ],
+        organ: Some("prostate"),
+        effects: &[(Slug("pi-rads-v2-1-2019"), 2.0)],
+    },
+];
+
+/// What the finding text says, as far as ranking needs it.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Finding {
+    pub organs: Vec<&'static str>,
+    pub modalities: Vec<&'static str>,
+    /// Sizes stated, in millimetres.
+    pub sizes_mm: Vec<f64>,
+    pub age_years: Option<f64>,
+    /// The cues that fired, by name.
+    pub cues: Vec<&'static str>,
+}
+
+/// Does the folded text contain the phrase as whole words?
+fn has_phrase(folded: &str, phrase: &str) -> bool {
+    let needle = format!(" {phrase} ");
+    folded.contains(&needle)
+}
+
+/// Reads organs, modalities, sizes, age and cues from a finding.
+pub fn read_finding(text: &str) -> Finding {
+    let words = text::words(text);
+    let folded = format!(" {} ", words.join(" "));
+    let mut finding = Finding::default();
+    for (phrase, organ) in ORGAN_WORDS {
+        if has_phrase(&folded, phrase) && !finding.organs.contains(organ) {
+            finding.organs.push(organ);
+        }
+    }
+    for (phrase, modality) in MODALITY_WORDS {
+        if has_phrase(&folded, phrase) && !finding.modalities.contains(modality) {
+            finding.modalities.push(modality);
+        }
+    }
+    for (i, w) in words.iter().enumerate() {
+        let next = words.get(i + 1).map(String::as_str);
+        let (number, unit) = match w.find(|c: char| c.is_ascii_alphabetic()) {
+            // "8mm", "1.5cm"
+            Some(pos) if pos > 0 => (&w[..pos], Some(&w[pos..])),
+            _ => (w.as_str(), next),
+        };
+        let Ok(value) = number.parse::<f64>() else {
+            continue;
+        };
+        match unit {
+            Some("mm") => finding.sizes_mm.push(value),
+            Some("cm") => finding.sizes_mm.push(value * 10.0),
+            Some("year") | Some("years") | Some("yo") | Some("y") => {
+                finding.age_years = Some(value)
+            }
+            _ => {}
+        }
+    }
+    for cue in CUES {
+        let organ_ok = cue.organ.is_none_or(|o| finding.organs.contains(&o));
+        if organ_ok && cue.phrases.iter().any(|p| has_phrase(&folded, p)) {
+            finding.cues.push(cue.name);
+        }
+    }
+    finding
+}
+
+/// A system chosen for a finding, and why.
+#[derive(Clone, Debug)]
+pub struct Selected {
+    pub system: &'static SystemEntry,
+    pub index: usize,
+    pub score: f64,
+    pub matched_terms: Vec<String>,
+    pub reasons: Vec<String>,
+    pub forced: bool,
+}
+
+/// Ranks the systems for a query; the best first, at most `limit` plus forced systems.
+pub fn rank(query: &ContextQuery) -> (Finding, Vec<Selected>) {
+    let finding = read_finding(&query.text);
+    let hits = if query.text.trim().is_empty() {
+        Vec::new()
+    } else {
+        search::search(&query.text, 400)
+    };
+    // Search relevance per system: its best document, plus a share of its matched outcomes.
+    let mut base: BTreeMap<usize, (f64, f64, Vec<String>)> = BTreeMap::new();
+    for hit in &hits {
+        let index = SYSTEMS.iter().position(|s| s.slug == hit.slug).unwrap_or(0);
+        let entry = base.entry(index).or_default();
+        if hit.kind == "system" {
+            entry.0 = entry.0.max(hit.score);
+        } else {
+            entry.1 += hit.score * 0.3;
+        }
+        for reason in &hit.why {
+            if !entry.2.contains(&reason.matched) {
+                entry.2.push(reason.matched.clone());
+            }
+        }
+    }
+    let mut ranked: Vec<Selected> = Vec::new();
+    for (index, system) in SYSTEMS.iter().enumerate() {
+        let forced = query.systems.iter().any(|s| s == system.slug);
+        if !forced {
+            if query.verified && system.status != Status::Current {
+                continue;
+            }
+            if let Some(organ) = &query.organ {
+                if !system.organs.contains(&organ.as_str()) {
+                    continue;
+                }
+            }
+        }
+        let (best, outcomes, matched) = base.get(&index).cloned().unwrap_or_default();
+        let mut score = best + outcomes.min(best.max(10.0));
+        let mut reasons = Vec::new();
+        let organ_match: Vec<&str> = finding
+            .organs
+            .iter()
+            .copied()
+            .filter(|o| system.organs.contains(o))
+            .collect();
+        if !organ_match.is_empty() {
+            score = (score + 10.0) * 2.0;
+            reasons.push(format!("organ: {}", organ_match.join(", ")));
+        } else if !finding.organs.is_empty() && !system.organs.contains(&"multi-organ") {
+            score *= 0.25;
+        }
+        if !finding.modalities.is_empty() {
+            let stated: Vec<&str> = finding
+                .modalities
+                .iter()
+                .copied()
+                .filter(|m| system.modalities.contains(m))
+                .collect();
+            if stated.is_empty() {
+                score *= 0.6;
+            } else {
+                score *= 1.3;
+                reasons.push(format!("modality: {}", stated.join(", ")));
+            }
+        }
+        for cue in CUES.iter().filter(|c| finding.cues.contains(&c.name)) {
+            for (target, factor) in cue.effects {
+                let applies = match target {
+                    Slug(slug) => *slug == system.slug,
+                    Fam(family) => *family == system.family,
+                };
+                if applies {
+                    score *= factor;
+                    if *factor > 1.0 {
+                        reasons.push(format!("cue: {}", cue.name));
+                    }
+                }
+            }
+        }
+        if forced {
+            reasons.insert(0, "requested in systems".to_string());
+        }
+        if score > 0.0 || forced {
+            ranked.push(Selected {
+                system,
+                index,
+                score: (score * 100.0).round() / 100.0,
+                matched_terms: matched,
+                reasons,
+                forced,
+            });
+        }
+    }
+    ranked.sort_by(|a, b| {
+        b.forced
+            .cmp(&a.forced)
+            .then(
+                b.score
+                    .partial_cmp(&a.score)
+                    .unwrap_or(std::cmp::Ordering::Equal),
+            )
+            .then(a.index.cmp(&b.index))
+    });
+    let forced = ranked.iter().filter(|s| s.forced).count();
+    ranked.truncate(query.limit.max(forced));
+    (finding, ranked)
+}
+
+/// A line as the context shows it, or `None` when `verified` withholds it.
+fn keep_line(line: &Value, verified: bool, withheld: &mut usize) -> Option<Value> {
+    if !line.is_object() {
+        return None;
+    }
+    if verified && line["verification"] != "verified" {
+        *withheld += 1;
+        return None;
+    }
+    let mut out = Map::new();
+    for key in [
+        "text",
+        "citation",
+        "locator",
+        "consensus",
+        "verification",
+        "reviewer",
+        "reviewed_on",
+    ] {
+        if let Some(v) = line.get(key) {
+            out.insert(key.into(), v.clone());
+        }
+    }
+    Some(Value::Object(out))
+}
+
+fn keep_lines(lines: &Value, verified: bool, withheld: &mut usize) -> Vec<Value> {
+    lines
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .filter_map(|l| keep_line(l, verified, withheld))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// The outcomes worth showing: those the finding matched first, then the rest, up to a cap.
+fn outcome_order(detail: &Value, matched_codes: &[&str]) -> Vec<usize> {
+    let outcomes = detail["outcomes"].as_array().map(Vec::len).unwrap_or(0);
+    let codes: Vec<&str> = (0..outcomes)
+        .map(|i| detail["outcomes"][i]["code"].as_str().unwrap_or_default())
+        .collect();
+    let mut order: Vec<usize> = (0..outcomes)
+        .filter(|i| matched_codes.contains(&codes[*i]))
+        .collect();
+    order.extend((0..outcomes).filter(|i| !matched_codes.contains(&codes[*i])));
+    order.truncate(MAX_OUTCOMES);
+    order
+}
+
+/// The inputs the system's decision units need that the finding did not state.
+fn missing_inputs(detail: &Value, finding: &Finding, folded: &str) -> Vec<Value> {
+    let mut out = Vec::new();
+    for input in detail["inputs"].as_array().into_iter().flatten() {
+        if input.get("derived_from").is_some() {
+            continue;
+        }
+        let stated = match input["type"].as_str() {
+            Some("number") => {
+                let unit = input["unit"].as_str().unwrap_or_default();
+                let id = input["id"].as_str().unwrap_or_default();
+                ((unit == "mm" || unit == "cm") && !finding.sizes_mm.is_empty())
+                    || (id.contains("age") && finding.age_years.is_some())
+            }
+            Some("enum") | Some("multi") => {
+                input["values"].as_array().into_iter().flatten().any(|v| {
+                    let label = text::words(v["label"].as_str().unwrap_or_default()).join(" ");
+                    let value = v["value"].as_str().unwrap_or_default().replace('_', " ");
+                    (label.len() > 3 && has_phrase(folded, &label))
+                        || (value.len() > 3 && has_phrase(folded, &value))
+                })
+            }
+            _ => false,
+        };
+        if !stated {
+            let mut m = Map::new();
+            for key in ["id", "label", "type", "unit"] {
+                if let Some(v) = input.get(key) {
+                    m.insert(key.into(), v.clone());
+                }
+            }
+            if let Some(values) = input["values"].as_array() {
+                let list: Vec<Value> = values.iter().map(|v| v["value"].clone()).collect();
+                m.insert("values".into(), Value::Array(list));
+            }
+            out.push(Value::Object(m));
+        }
+    }
+    out
+}
+
+/// The context as JSON.
+pub fn to_json(query: &ContextQuery) -> Value {
+    let (finding, selected) = rank(query);
+    let folded = format!(" {} ", text::words(&query.text).join(" "));
+    let hits = if query.text.trim().is_empty() {
+        Vec::new()
+    } else {
+        search::search(&query.text, 200)
+    };
+    let mut systems = Vec::new();
+    for sel in &selected {
+        let detail = compiled::detail_value(sel.index);
+        let mut withheld = 0usize;
+        let matched_codes: Vec<&str> = hits
+            .iter()
+            .filter(|h| h.slug == sel.system.slug)
+            .filter_map(|h| h.code)
+            .collect();
+        let outcomes: Vec<Value> = outcome_order(detail, &matched_codes)
+            .into_iter()
+            .map(|i| {
+                let o = &detail["outcomes"][i];
+                json!({
+                    "code": o["code"],
+                    "label": o["label"],
+                    "matched": matched_codes.contains(&o["code"].as_str().unwrap_or_default()),
+                    "definition": keep_line(&o["definition"], query.verified, &mut withheld),
+                    "risk": keep_line(&o["risk"], query.verified, &mut withheld),
+                    "management": keep_lines(&o["management"], query.verified, &mut withheld),
+                })
+            })
+            .collect();
+        let units: Vec<Value> = detail["decision_units"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .take(MAX_UNITS)
+            .map(|u| {
+                let rules: Vec<Value> = u["rules"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .take(MAX_RULES_PER_UNIT)
+                    .filter_map(|r| {
+                        keep_line(r, query.verified, &mut withheld).map(|mut line| {
+                            line["outcome"] = r["outcome"].clone();
+                            line["result"] = r["result"].clone();
+                            line
+                        })
+                    })
+                    .collect();
+                json!({
+                    "id": u["id"],
+                    "title": u["title"],
+                    "summary": keep_line(u, query.verified, &mut withheld),
+                    "rules": rules,
+                })
+            })
+            .collect();
+        let scope = keep_lines(&detail["scope"], query.verified, &mut withheld);
+        let mut cited: Vec<String> = Vec::new();
+        collect_citations(&json!([scope, outcomes, units]), &mut cited);
+        let references: Map<String, Value> = cited
+            .iter()
+            .filter_map(|id| {
+                detail["references"]
+                    .get(id)
+                    .map(|r| (id.clone(), json!(cite(r))))
+            })
+            .collect();
+        let mut entry = json!({
+            "slug": sel.system.slug,
+            "name": sel.system.name,
+            "short_name": sel.system.short_name,
+            "family": sel.system.family,
+            "status": sel.system.status,
+            "version": detail["version"],
+            "organs": sel.system.organs,
+            "modalities": sel.system.modalities,
+            "why": {
+                "score": sel.score,
+                "matched_terms": sel.matched_terms,
+                "reasons": sel.reasons,
+            },
+            "scope": scope,
+            "decision_units": units,
+            "outcomes": outcomes,
+            "missing_inputs": missing_inputs(detail, &finding, &folded),
+            "references": references,
+            "withheld_draft_lines": withheld,
+            "links": { "system": format!("/api/v1/systems/{}", sel.system.slug) },
+        });
+        if withheld > 0 {
+            entry["withheld_note"] = json!(format!(
+                "{withheld} draft line(s) not yet verified by a radiologist were withheld; \
+                 verified=false includes them, flagged, for curation or research"
+            ));
+        }
+        systems.push(entry);
+    }
+    json!({
+        "notice": NOTICE,
+        "query": {
+            "text": query.text,
+            "systems": query.systems,
+            "organ": query.organ,
+            "limit": query.limit,
+            "verified": query.verified,
+        },
+        "finding": {
+            "organs": finding.organs,
+            "modalities": finding.modalities,
+            "sizes_mm": finding.sizes_mm,
+            "age_years": finding.age_years,
+            "cues": finding.cues,
+        },
+        "systems": systems,
+    })
+}
+
+fn collect_citations(v: &Value, out: &mut Vec<String>) {
+    match v {
+        Value::Object(m) => {
+            if let (Some(Value::String(c)), true) = (m.get("citation"), m.contains_key("locator")) {
+                if !out.contains(c) {
+                    out.push(c.clone());
+                }
+            }
+            m.values().for_each(|x| collect_citations(x, out));
+        }
+        Value::Array(a) => a.iter().for_each(|x| collect_citations(x, out)),
+        _ => {}
+    }
+}
+
+/// A reference as one citation string: authors. Title. Journal Year;Vol(Issue):Pages. doi.
+pub fn cite(r: &Value) -> String {
+    let authors: Vec<&str> = r["authors"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|a| a.as_str())
+        .collect();
+    let mut s = format!(
+        "{}. {}.",
+        authors.join(", "),
+        r["title"].as_str().unwrap_or_default()
+    );
+    let venue = r["journal"]
+        .as_str()
+        .or(r["publisher"].as_str())
+        .unwrap_or_default();
+    if !venue.is_empty() {
+        s.push(' ');
+        s.push_str(venue);
+    }
+    if let Some(y) = r["year"].as_u64() {
+        s.push_str(&format!(" {y}"));
+    }
+    if let Some(v) = r["volume"].as_str() {
+        s.push_str(&format!(";{v}"));
+        if let Some(i) = r["issue"].as_str() {
+            s.push_str(&format!("({i})"));
+        }
+    }
+    if let Some(p) = r["pages"].as_str() {
+        s.push_str(&format!(":{p}"));
+    }
+    s.push('.');
+    if let Some(d) = r["doi"].as_str() {
+        s.push_str(&format!(" doi:{d}"));
+    }
+    s
+}
+
+/// The context as one markdown block for an assistant's prompt.
+pub fn to_markdown(query: &ContextQuery) -> String {
+    let json = to_json(query);
+    let mut md = String::new();
+    let mut refs: Vec<String> = Vec::new();
+    let mut reference = |system: &Value, id: &str| -> usize {
+        let text = format!(
+            "{} ({})",
+            system["references"][id].as_str().unwrap_or(id),
+            system["slug"].as_str().unwrap_or_default()
+        );
+        match refs.iter().position(|r| *r == text) {
+            Some(i) => i + 1,
+            None => {
+                refs.push(text);
+                refs.len()
+            }
+        }
+    };
+    md.push_str("## radref grounded context\n\n");
+    md.push_str(&format!("> {NOTICE}\n\n"));
+    if !query.text.trim().is_empty() {
+        md.push_str(&format!("Finding: {}\n\n", one_line(&query.text, 600)));
+    }
+    let systems = json["systems"].as_array().cloned().unwrap_or_default();
+    if systems.is_empty() {
+        md.push_str("No system in the corpus matched this finding.\n");
+    }
+    for system in &systems {
+        md.push_str(&format!(
+            "### {} ({}, {}; `{}`)\n",
+            system["name"].as_str().unwrap_or_default(),
+            system["family"].as_str().unwrap_or_default(),
+            system["status"].as_str().unwrap_or_default(),
+            system["slug"].as_str().unwrap_or_default(),
+        ));
+        let reasons: Vec<&str> = system["why"]["reasons"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|r| r.as_str())
+            .collect();
+        if !reasons.is_empty() {
+            md.push_str(&format!("Selected for: {}.\n", reasons.join("; ")));
+        }
+        let mut line = |md: &mut String, prefix: &str, l: &Value| {
+            if l.is_null() {
+                return;
+            }
+            let n = reference(system, l["citation"].as_str().unwrap_or_default());
+            let flag = if l["verification"] == "verified" {
+                ""
+            } else {
+                " (draft)"
+            };
+            md.push_str(&format!(
+                "- {prefix}{} [{n}, {}]{flag}\n",
+                one_line(l["text"].as_str().unwrap_or_default(), 400),
+                one_line(l["locator"].as_str().unwrap_or_default(), 80)
+            ));
+        };
+        for l in system["scope"].as_array().into_iter().flatten() {
+            line(&mut md, "Scope: ", l);
+        }
+        for o in system["outcomes"].as_array().into_iter().flatten() {
+            let code = o["code"].as_str().unwrap_or_default();
+            line(&mut md, &format!("{code}: "), &o["definition"]);
+            line(&mut md, &format!("{code} risk: "), &o["risk"]);
+            for m in o["management"].as_array().into_iter().flatten() {
+                line(&mut md, &format!("{code} management: "), m);
+            }
+        }
+        for u in system["decision_units"].as_array().into_iter().flatten() {
+            for r in u["rules"].as_array().into_iter().flatten() {
+                line(&mut md, "Rule: ", r);
+            }
+        }
+        let missing: Vec<String> = system["missing_inputs"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|i| {
+                let unit = i["unit"]
+                    .as_str()
+                    .map(|u| format!(" ({u})"))
+                    .unwrap_or_default();
+                format!("{}{unit}", i["label"].as_str().unwrap_or_default())
+            })
+            .collect();
+        if !missing.is_empty() {
+            md.push_str(&format!(
+                "- Not stated in the finding: {}.\n",
+                missing.join("; ")
+            ));
+        }
+        if let Some(note) = system["withheld_note"].as_str() {
+            md.push_str(&format!("- {note}.\n"));
+        }
+        md.push('\n');
+    }
+    if !refs.is_empty() {
+        md.push_str("References:\n");
+        for (i, r) in refs.iter().enumerate() {
+            md.push_str(&format!("[{}] {}\n", i + 1, r));
+        }
+    }
+    let tokens = approx_tokens(&md);
+    md.push_str(&format!(
+        "\n<!-- radref context: about {tokens} tokens -->\n"
+    ));
+    md
+}
+
+/// A rough token count (about four characters a token), to budget prompts.
+pub fn approx_tokens(text: &str) -> usize {
+    text.chars().count().div_ceil(4)
+}
+
+fn one_line(s: &str, max: usize) -> String {
+    let flat: String = s.split_whitespace().collect::<Vec<_>>().join(" ");
+    if flat.chars().count() <= max {
+        flat
+    } else {
+        let cut: String = flat.chars().take(max).collect();
+        format!("{cut}…")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn q(text: &str) -> ContextQuery {
+        ContextQuery::new(Some(text.into()), None, None, None, None, None).unwrap()
+    }
+
+    fn top(text: &str) -> Vec<&'static str> {
+        rank(&q(text)).1.iter().map(|s| s.system.slug).collect()
+    }
+
+    #[test]
+    fn reads_sizes_organs_modalities_and_cues() {
+        let f = read_finding("Incidental 8 mm solid nodule in the right upper lobe on chest CT, 1.2cm node, 67-year-old");
+        assert!(f.organs.contains(&"lung"));
+        assert!(f.modalities.contains(&"CT"));
+        assert_eq!(f.sizes_mm, vec![8.0, 12.0]);
+        assert_eq!(f.age_years, Some(67.0));
+        assert!(f.cues.contains(&"incidental"));
+    }
+
+    #[test]
+    fn overlapping_systems_are_chosen_as_radiologists_do() {
+        assert_eq!(
+            top("incidental 12 mm thyroid nodule on chest CT")[0],
+            "acr-if-thyroid-2015"
+        );
+        assert_eq!(
+            top("thyroid nodule on ultrasound, solid hypoechoic, 14 mm")[0],
+            "acr-ti-rads-2017"
+        );
+        assert_eq!(
+            top("6 mm solid nodule on screening low-dose CT")[0],
+            "acr-lung-rads-v2022"
+        );
+        assert_eq!(
+            top("incidental 6 mm solid pulmonary nodule on CT abdomen")[0],
+            "fleischner-2017"
+        );
+    }
+
+    #[test]
+    fn parameters_are_checked() {
+        let bad = |r: Result<ContextQuery, ApiError>, field: &str| {
+            let e = r.unwrap_err();
+            assert_eq!(e.status(), 400);
+            assert!(matches!(e, ApiError::BadRequest { field: Some(ref f), .. } if f == field));
+        };
+        bad(ContextQuery::new(None, None, None, None, None, None), "q");
+        bad(
+            ContextQuery::new(Some("x".into()), None, None, Some(9), None, None),
+            "limit",
+        );
+        bad(
+            ContextQuery::new(Some("x".into()), None, None, Some(0), None, None),
+            "limit",
+        );
+        bad(
+            ContextQuery::new(
+                Some("x".into()),
+                None,
+                None,
+                None,
+                Some("html".into()),
+                None,
+            ),
+            "format",
+        );
+        bad(
+            ContextQuery::new(
+                Some("x".into()),
+                Some(vec!["nope-1".into()]),
+                None,
+                None,
+                None,
+                None,
+            ),
+            "systems",
+        );
+        bad(
+            ContextQuery::new(
+                Some("x".into()),
+                None,
+                Some("elbow".into()),
+                None,
+                None,
+                None,
+            ),
+            "organ",
+        );
+        let ok = ContextQuery::new(
+            None,
+            Some(vec!["fleischner-2017".into()]),
+            Some("Lung".into()),
+            Some(8),
+            Some("markdown".into()),
+            Some(false),
+        )
+        .unwrap();
+        assert_eq!(ok.organ.as_deref(), Some("lung"));
+        assert_eq!(ok.format, Format::Markdown);
+    }
+
+    #[test]
+    fn verified_withholds_draft_lines_and_says_so() {
+        let json = to_json(&q("bosniak IIF renal cyst"));
+        let first = &json["systems"][0];
+        assert!(first["withheld_draft_lines"].as_u64().unwrap() > 0);
+        assert!(first["outcomes"][0]["definition"].is_null());
+        assert!(first["withheld_note"]
+            .as_str()
+            .unwrap()
+            .contains("verified=false"));
+        let mut all = q("bosniak IIF renal cyst");
+        all.verified = false;
+        let json = to_json(&all);
+        let first = &json["systems"][0];
+        assert_eq!(first["withheld_draft_lines"], 0);
+        let def = &first["outcomes"][0]["definition"];
+        for key in ["text", "citation", "locator", "consensus", "verification"] {
+            assert!(def[key].is_string(), "{key}");
+        }
+        assert!(!first["references"].as_object().unwrap().is_empty());
+    }
+
+    #[test]
+    fn forced_systems_come_first_and_organ_restricts() {
+        let mut query = q("incidental 5 mm pulmonary nodule");
+        query.systems = vec!["bosniak-v2019".into()];
+        let (_, sel) = rank(&query);
+        assert_eq!(sel[0].system.slug, "bosniak-v2019");
+        let mut query = q("nodule");
+        query.organ = Some("thyroid".into());
+        let (_, sel) = rank(&query);
+        assert!(sel.iter().all(|s| s.system.organs.contains(&"thyroid")));
+    }
+
+    #[test]
+    fn markdown_is_one_cited_block() {
+        let mut query = q("incidental 8 mm solid lung nodule, low risk patient");
+        query.verified = false;
+        query.limit = 2;
+        let md = to_markdown(&query);
+        assert!(md.starts_with("## radref grounded context"));
+        assert!(md.contains("not a medical device"));
+        assert!(md.contains("(draft)"));
+        assert!(md.contains("References:\n[1] "));
+        assert!(md.contains("about "));
+        assert!(md.contains("`fleischner-2017`"));
+    }
+}
+
+/// The finding texts of `tests/fixtures/context_queries.json` with the systems that govern them.
+#[cfg(test)]
+mod quality {
+    use super::*;
+
+    #[derive(Deserialize)]
+    struct Case {
+        text: String,
+        expected: Vec<String>,
+    }
+
+    #[test]
+    fn top3_accuracy_on_the_query_set() {
+        let cases: Vec<Case> =
+            serde_json::from_str(include_str!("../tests/fixtures/context_queries.json")).unwrap();
+        assert!(cases.len() >= 60);
+        let (mut top1, mut top3) = (0, 0);
+        let mut misses = Vec::new();
+        for case in &cases {
+            for slug in &case.expected {
+                assert!(compiled::system(slug).is_some(), "unknown slug {slug}");
+            }
+            let query =
+                ContextQuery::new(Some(case.text.clone()), None, None, None, None, None).unwrap();
+            let ranked: Vec<&str> = rank(&query).1.iter().map(|s| s.system.slug).collect();
+            let hit = |n: usize| {
+                ranked
+                    .iter()
+                    .take(n)
+                    .any(|s| case.expected.iter().any(|e| e == s))
+            };
+            if hit(1) {
+                top1 += 1;
+            }
+            if hit(3) {
+                top3 += 1;
+            } else {
+                misses.push(format!(
+                    "{} -> {:?} (expected {:?})",
+                    case.text,
+                    &ranked[..ranked.len().min(3)],
+                    case.expected
+                ));
+            }
+        }
+        let n = cases.len() as f64;
+        println!(
+            "context query set: {} cases, top-1 {:.1}%, top-3 {:.1}%",
+            cases.len(),
+            100.0 * top1 as f64 / n,
+            100.0 * top3 as f64 / n
+        );
+        for m in &misses {
+            println!("  miss: {m}");
+        }
+        assert!(
+            top3 as f64 / n >= 0.95,
+            "top-3 accuracy below 95%: {misses:#?}"
+        );
+    }
+}

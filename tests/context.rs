@@ -1,0 +1,175 @@
+//! Grounded context over HTTP: keys, parameters, body limits, JSON and markdown.
+
+use crate::support::send;
+
+/// Keys loaded by `make test` from tests/fixtures/keys.sql.
+const CONTEXT_KEY: &str = "rr_testctx1_contextKeyForIntegrationTests1";
+const NO_SCOPE_KEY: &str = "rr_testnone_noScopeKeyForIntegrationTests1";
+const REVOKED_KEY: &str = "rr_testrevk_revokedKeyForIntegrationTests1";
+
+fn bearer(key: &str) -> String {
+    format!("Bearer {key}")
+}
+
+#[test]
+fn a_key_is_required() {
+    let path = "/api/v1/context?q=incidental%20lung%20nodule";
+    let missing = send("GET", path, &[], None);
+    assert_eq!(missing.status, 401);
+    assert!(missing.json()["error"].is_string());
+    for key in [
+        "rr_nobody01_notARealKeyButWellFormed000",
+        "garbage",
+        REVOKED_KEY,
+    ] {
+        let reply = send("GET", path, &[("X-API-Key", key)], None);
+        assert_eq!(reply.status, 401, "{key}");
+        assert!(!reply.body.contains(key), "the key is never echoed");
+    }
+    let wrong_scope = send(
+        "GET",
+        path,
+        &[("Authorization", &bearer(NO_SCOPE_KEY))],
+        None,
+    );
+    assert_eq!(wrong_scope.status, 403);
+    let preflight = send(
+        "OPTIONS",
+        "/api/v1/context",
+        &[
+            ("Origin", "https://app.example"),
+            ("Access-Control-Request-Method", "POST"),
+        ],
+        None,
+    );
+    assert_eq!(preflight.status, 204, "preflight needs no key");
+}
+
+#[test]
+fn json_context_ranks_cited_systems() {
+    let reply = send(
+        "GET",
+        "/api/v1/context?q=incidental%2012%20mm%20thyroid%20nodule%20on%20chest%20CT&verified=false",
+        &[("Authorization", &bearer(CONTEXT_KEY))],
+        None,
+    );
+    assert_eq!(reply.status, 200, "{}", reply.body);
+    assert_eq!(reply.header("cache-control"), Some("private, no-store"));
+    let body = reply.json();
+    assert!(body["notice"]
+        .as_str()
+        .unwrap()
+        .contains("not a medical device"));
+    let systems = body["systems"].as_array().unwrap();
+    assert!(!systems.is_empty() && systems.len() <= 4);
+    assert_eq!(systems[0]["slug"], "acr-if-thyroid-2015");
+    assert!(systems[0]["why"]["score"].as_f64().unwrap() > 0.0);
+    assert!(!systems[0]["why"]["reasons"].as_array().unwrap().is_empty());
+    let outcome = &systems[0]["outcomes"][0];
+    for key in ["text", "citation", "locator", "consensus", "verification"] {
+        assert!(outcome["definition"][key].is_string(), "{key}");
+    }
+    let citation = outcome["definition"]["citation"].as_str().unwrap();
+    assert!(systems[0]["references"][citation].is_string());
+    assert!(systems[0]["missing_inputs"].is_array());
+    assert_eq!(body["finding"]["sizes_mm"][0], 12.0);
+}
+
+#[test]
+fn verified_default_withholds_draft_lines() {
+    let reply = send(
+        "GET",
+        "/api/v1/context?q=bosniak%20IIF%20renal%20cyst",
+        &[("X-API-Key", CONTEXT_KEY)],
+        None,
+    );
+    assert_eq!(reply.status, 200);
+    let first = &reply.json()["systems"][0];
+    assert_eq!(first["status"], "current");
+    assert!(first["withheld_draft_lines"].as_u64().unwrap() > 0);
+    assert!(first["withheld_note"]
+        .as_str()
+        .unwrap()
+        .contains("verified=false"));
+}
+
+#[test]
+fn post_with_markdown_and_forced_systems() {
+    let body = br#"{"text": "8 mm solid nodule in a smoker", "systems": ["bts-pulmonary-nodules-2015"], "limit": 2, "format": "markdown", "verified": false}"#;
+    let reply = send(
+        "POST",
+        "/api/v1/context",
+        &[
+            ("Authorization", &bearer(CONTEXT_KEY)),
+            ("Content-Type", "application/json"),
+        ],
+        Some(body),
+    );
+    assert_eq!(reply.status, 200, "{}", reply.body);
+    assert!(reply
+        .header("content-type")
+        .unwrap()
+        .starts_with("text/markdown"));
+    let md = &reply.body;
+    assert!(md.starts_with("## radref grounded context"));
+    assert!(
+        md.contains("`bts-pulmonary-nodules-2015`"),
+        "forced system included"
+    );
+    assert!(md.contains("(draft)"));
+    assert!(md.contains("References:"));
+    let tokens: usize = reply.header("x-approx-tokens").unwrap().parse().unwrap();
+    assert!(tokens > 50);
+}
+
+#[test]
+fn bad_requests_name_the_parameter() {
+    let auth = [("X-API-Key", CONTEXT_KEY)];
+    for (path, param) in [
+        ("/api/v1/context", "q"),
+        ("/api/v1/context?q=nodule&limit=9", "limit"),
+        ("/api/v1/context?q=nodule&limit=0", "limit"),
+        ("/api/v1/context?q=nodule&limit=two", "limit"),
+        ("/api/v1/context?q=nodule&format=html", "format"),
+        ("/api/v1/context?q=nodule&verified=maybe", "verified"),
+        ("/api/v1/context?q=nodule&organ=elbow", "organ"),
+        ("/api/v1/context?systems=no-such-system", "no-such-system"),
+    ] {
+        let reply = send("GET", path, &auth, None);
+        assert_eq!(reply.status, 400, "{path}");
+        let msg = reply.json()["error"].as_str().unwrap().to_string();
+        assert!(msg.contains(param), "{path}: {msg}");
+    }
+}
+
+#[test]
+fn post_body_rules() {
+    let json = [
+        ("X-API-Key", CONTEXT_KEY),
+        ("Content-Type", "application/json"),
+    ];
+    let not_json = send(
+        "POST",
+        "/api/v1/context",
+        &[("X-API-Key", CONTEXT_KEY), ("Content-Type", "text/plain")],
+        Some(b"nodule"),
+    );
+    assert_eq!(not_json.status, 400);
+    let malformed = send("POST", "/api/v1/context", &json, Some(b"{\"text\": "));
+    assert_eq!(malformed.status, 400);
+    let unknown_field = send(
+        "POST",
+        "/api/v1/context",
+        &json,
+        Some(b"{\"txt\": \"nodule\"}"),
+    );
+    assert_eq!(unknown_field.status, 400);
+    assert!(unknown_field.json()["error"]
+        .as_str()
+        .unwrap()
+        .contains("txt"));
+    let huge = format!("{{\"text\": \"{}\"}}", "a".repeat(20_000));
+    let too_large = send("POST", "/api/v1/context", &json, Some(huge.as_bytes()));
+    assert_eq!(too_large.status, 413);
+    assert!(too_large.json()["error"].is_string());
+}
