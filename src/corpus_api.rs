@@ -64,7 +64,7 @@ fn param(request: &Request, name: &str) -> Result<Option<String>, ApiError> {
             format!("parameter '{name}' was given more than once"),
         ));
     }
-    Ok(first.filter(|v| !v.trim().is_empty()))
+    Ok(first.filter(|v| !v.is_empty()))
 }
 
 /// An integer parameter within `min..=max`.
@@ -432,8 +432,20 @@ pub async fn context<S: crate::app::Services>(
         };
         let systems = param(request, "systems")?
             .map(|s| s.split(',').map(|x| x.trim().to_string()).collect());
+        let q = param(request, "q")?;
+        if q.as_ref()
+            .is_some_and(|q| q.chars().count() > ctx::MAX_QUERY_CHARS)
+        {
+            return Err(ApiError::bad_param(
+                "q",
+                format!(
+                    "'q' is longer than {} characters; send longer text as 'text' in a POST body",
+                    ctx::MAX_QUERY_CHARS
+                ),
+            ));
+        }
         ContextQuery::new(
-            param(request, "q")?,
+            q,
             systems,
             param(request, "organ")?,
             limit,
@@ -473,7 +485,9 @@ mod tests {
     fn empty_parameters_count_as_absent() {
         let r = Request::new(crate::http::Method::Get, "/x?modality=&since=%20&q=");
         assert_eq!(param(&r, "modality").unwrap(), None);
-        assert_eq!(param(&r, "since").unwrap(), None);
+        assert_eq!(param(&r, "q").unwrap(), None);
+        // Whitespace is a value, refused by the parameter's own rule.
+        assert_eq!(param(&r, "since").unwrap().as_deref(), Some(" "));
         let twice = Request::new(crate::http::Method::Get, "/x?organ=lung&organ=liver");
         assert!(param(&twice, "organ").is_err());
     }

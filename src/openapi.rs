@@ -51,6 +51,40 @@ fn corpus_get(op: &str, summary: &str, params: Value, body: Value) -> Value {
     })
 }
 
+/// A `limit` query parameter: an integer in range, or empty (meaning the default).
+fn limit_schema(max: u32, default: u32) -> Value {
+    json!({
+        "anyOf": [
+            { "type": "integer", "minimum": 1, "maximum": max },
+            { "type": "string", "maxLength": 0 }
+        ],
+        "default": default
+    })
+}
+
+fn context_responses(post: bool) -> Value {
+    let mut responses = json!({
+        "200": {
+            "description": "The context, as JSON or as a markdown block (format=markdown).",
+            "headers": rate_headers(),
+            "content": {
+                "application/json": { "schema": { "$ref": "#/components/schemas/ContextResponse" } },
+                "text/markdown": { "schema": { "type": "string" } }
+            }
+        },
+        "400": error_response("Invalid parameter or body; the message names it."),
+        "401": error_response("API key missing, malformed, unknown or revoked."),
+        "403": error_response("The key lacks the context scope."),
+        "429": { "$ref": "#/components/responses/RateLimited" }
+    });
+    if post {
+        responses["413"] = error_response("Body larger than 65536 bytes.");
+    } else {
+        responses["414"] = json!({ "description": "The URL is longer than the runtime accepts; send the text with POST." });
+    }
+    responses
+}
+
 /// The OpenAPI document.
 pub fn document() -> Value {
     let line = json!({
@@ -173,6 +207,21 @@ pub fn document() -> Value {
         .map(|(spelling, _)| *spelling)
         .chain([""])
         .collect();
+    let slugs: Vec<&str> = crate::corpus::compiled::SYSTEMS
+        .iter()
+        .map(|s| s.slug)
+        .collect();
+    let mut organs: Vec<&str> = crate::corpus::compiled::SYSTEMS
+        .iter()
+        .flat_map(|s| s.organs.iter().copied())
+        .collect();
+    organs.sort();
+    organs.dedup();
+    let organs_or_null: Vec<Value> = organs
+        .iter()
+        .map(|o| json!(o))
+        .chain([Value::Null])
+        .collect();
     let q = |name: &str, description: &str, schema: Value, required: bool| json!({ "name": name, "in": "query", "required": required, "description": description, "schema": schema });
     json!({
         "openapi": "3.1.0",
@@ -228,14 +277,51 @@ pub fn document() -> Value {
             },
             "/api/v1/search": corpus_get("searchCorpus", "Ranked, typo-tolerant search across systems and outcomes", json!([
                 q("q", "The query; must contain a non-space character.", json!({ "type": "string", "minLength": 1, "maxLength": 500, "pattern": "\\S" }), true),
-                q("limit", "Maximum hits, 1 to 50.", json!({ "type": "integer", "minimum": 1, "maximum": 50, "default": 10 }), false)
+                q("limit", "Maximum hits, 1 to 50.", limit_schema(50, 10), false)
             ]), ok("Hits, best first.", json!({ "type": "object", "required": ["query", "data", "meta"], "properties": {
                 "query": { "type": "string" },
                 "data": { "type": "array", "items": { "$ref": "#/components/schemas/SearchHit" } },
                 "meta": { "type": "object" }, "notice": { "type": "string" } } }))),
+            "/api/v1/context": {
+                "get": {
+                    "operationId": "getGroundedContext", "tags": ["corpus"],
+                    "summary": "Grounded, cited context for a finding (key required)",
+                    "description": "The most relevant systems for a finding, with their cited criteria, outcomes, management and risk, as JSON or as a markdown block for an AI assistant. Give q, systems, or both. With verified=true (default) only current systems and verified lines are included, and each system says how many draft lines were withheld.",
+                    "security": [ { "bearerAuth": [] }, { "apiKeyHeader": [] } ],
+                    "parameters": [
+                        q("q", "Finding text or query to ground against (up to 1000 characters; POST takes longer text).", json!({ "type": "string", "maxLength": 1000 }), false),
+                        { "name": "systems", "in": "query", "required": false, "style": "form", "explode": false,
+                          "description": "Comma-separated system slugs to include whatever their rank.",
+                          "schema": { "type": "array", "items": { "type": "string", "enum": slugs } } },
+                        q("organ", "Restrict to systems of this organ.", json!({ "type": "string", "enum": organs }), false),
+                        q("limit", "Maximum number of ranked systems, 1 to 8.", limit_schema(8, 4), false),
+                        q("format", "json or markdown.", json!({ "type": "string", "enum": ["json", "markdown"], "default": "json" }), false),
+                        q("verified", "Only current systems and verified lines (default); false includes drafts, flagged, for curation or research.", json!({ "type": "boolean", "default": true }), false)
+                    ],
+                    "responses": context_responses(false)
+                },
+                "post": {
+                    "operationId": "postGroundedContext", "tags": ["corpus"],
+                    "summary": "Grounded context from a longer finding text (key required)",
+                    "security": [ { "bearerAuth": [] }, { "apiKeyHeader": [] } ],
+                    "requestBody": { "required": true, "content": { "application/json": { "schema": {
+                        "type": "object", "additionalProperties": false,
+                        "description": "Every field is optional; null means the same as leaving it out. Give text, systems, or both.",
+                        "properties": {
+                            "text": { "type": ["string", "null"], "maxLength": 8000 },
+                            "systems": { "type": ["array", "null"], "items": { "type": "string", "enum": slugs } },
+                            "organ": { "enum": organs_or_null },
+                            "limit": { "type": ["integer", "null"], "minimum": 1, "maximum": 8, "default": 4 },
+                            "format": { "enum": ["json", "markdown", null] },
+                            "verified": { "type": ["boolean", "null"], "default": true }
+                        }
+                    }, "example": { "text": "Incidental 8 mm solid pulmonary nodule on CT in a 60-year-old smoker", "limit": 3 } } } },
+                    "responses": context_responses(true)
+                }
+            },
             "/api/v1/changes": corpus_get("listChanges", "Version events, newest first (also RSS at /feed/changes.xml)", json!([
                 q("since", "Only events on or after this date (YYYY, YYYY-MM or YYYY-MM-DD).", json!({ "type": "string", "pattern": "^([0-9]{4}(-(0[1-9]|1[0-2])(-(0[1-9]|[12][0-9]|3[01]))?)?)?$" }), false),
-                q("limit", "Maximum events, 1 to 500.", json!({ "type": "integer", "minimum": 1, "maximum": 500, "default": 50 }), false)
+                q("limit", "Maximum events, 1 to 500.", limit_schema(500, 50), false)
             ]), ok("Events.", json!({ "type": "object", "required": ["data", "meta"], "properties": {
                 "data": { "type": "array", "items": { "$ref": "#/components/schemas/Event" } },
                 "meta": { "type": "object", "properties": { "total": { "type": "integer" }, "limit": { "type": "integer" }, "since": { "type": ["string", "null"] } } } } }))),
@@ -266,7 +352,37 @@ pub fn document() -> Value {
             }
         },
         "components": {
+            "securitySchemes": {
+                "bearerAuth": { "type": "http", "scheme": "bearer", "description": "An API key (rr_<id>_<secret>) as a bearer token. Keys are issued by the operator, not publicly." },
+                "apiKeyHeader": { "type": "apiKey", "in": "header", "name": "X-API-Key" }
+            },
             "schemas": {
+                "ContextResponse": {
+                    "type": "object",
+                    "required": ["notice", "query", "finding", "systems"],
+                    "properties": {
+                        "notice": { "type": "string" },
+                        "query": { "type": "object" },
+                        "finding": { "type": "object", "description": "What was read from the text: organs, modalities, sizes_mm, age_years, cues." },
+                        "systems": { "type": "array", "items": {
+                            "type": "object",
+                            "required": ["slug", "name", "family", "status", "why", "scope", "decision_units", "outcomes", "missing_inputs", "references", "withheld_draft_lines"],
+                            "properties": {
+                                "slug": { "type": "string" }, "name": { "type": "string" },
+                                "family": { "$ref": "#/components/schemas/Family" },
+                                "status": { "$ref": "#/components/schemas/Status" },
+                                "why": { "type": "object", "required": ["score", "matched_terms", "reasons"] },
+                                "scope": { "type": "array", "items": { "$ref": "#/components/schemas/Line" } },
+                                "decision_units": { "type": "array", "items": { "type": "object" } },
+                                "outcomes": { "type": "array", "items": { "type": "object" } },
+                                "missing_inputs": { "type": "array", "items": { "type": "object", "required": ["id", "label", "type"] } },
+                                "references": { "type": "object", "additionalProperties": { "type": "string" } },
+                                "withheld_draft_lines": { "type": "integer" },
+                                "withheld_note": { "type": "string" }
+                            }
+                        } }
+                    }
+                },
                 "Error": { "type": "object", "required": ["error"], "properties": { "error": { "type": "string" } } },
                 "Family": { "type": "string", "enum": ["lexicon", "algorithm", "incidental", "appropriateness"] },
                 "Status": { "type": "string", "enum": ["current", "retired", "draft"] },
@@ -326,6 +442,7 @@ mod tests {
             "/api/v1/search",
             "/api/v1/changes",
             "/api/v1/coverage",
+            "/api/v1/context",
             "/api/v1/openapi",
             "/feed/changes.xml",
             "/llms.txt",

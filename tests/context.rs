@@ -125,6 +125,7 @@ fn post_with_markdown_and_forced_systems() {
 #[test]
 fn bad_requests_name_the_parameter() {
     let auth = [("X-API-Key", CONTEXT_KEY)];
+    let long_q = format!("/api/v1/context?q={}", "a".repeat(1_001));
     for (path, param) in [
         ("/api/v1/context", "q"),
         ("/api/v1/context?q=nodule&limit=9", "limit"),
@@ -133,6 +134,7 @@ fn bad_requests_name_the_parameter() {
         ("/api/v1/context?q=nodule&format=html", "format"),
         ("/api/v1/context?q=nodule&verified=maybe", "verified"),
         ("/api/v1/context?q=nodule&organ=elbow", "organ"),
+        (long_q.as_str(), "POST"),
         ("/api/v1/context?systems=no-such-system", "no-such-system"),
     ] {
         let reply = send("GET", path, &auth, None);
@@ -168,7 +170,11 @@ fn post_body_rules() {
         .as_str()
         .unwrap()
         .contains("txt"));
-    let huge = format!("{{\"text\": \"{}\"}}", "a".repeat(20_000));
+    let long_text = format!("{{\"text\": \"{}\"}}", "a".repeat(8_001));
+    let refused = send("POST", "/api/v1/context", &json, Some(long_text.as_bytes()));
+    assert_eq!(refused.status, 400, "over-long text is named, not sized");
+    assert!(refused.json()["error"].as_str().unwrap().contains("text"));
+    let huge = format!("{{\"text\": \"{}\"}}", "a".repeat(70_000));
     let too_large = send("POST", "/api/v1/context", &json, Some(huge.as_bytes()));
     assert_eq!(too_large.status, 413);
     assert!(too_large.json()["error"].is_string());
