@@ -90,6 +90,10 @@ phase "test: contract run against the live worker (schemathesis, all checks)"
     || die "contract tests (schemathesis)"
 phase_done
 
+phase "test: MCP endpoint with the official TypeScript SDK client"
+node tests/mcp/client.mjs "$BASE_URL" || die "MCP client test"
+phase_done
+
 phase "test: RSS feed read by a standard parser (feedparser)"
 "$PY_VENV/bin/python" tests/contract/check_feed.py "$BASE_URL" || die "RSS feed check"
 phase_done

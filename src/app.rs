@@ -128,6 +128,7 @@ async fn dispatch<S: Services>(
         Route::Coverage => corpus_api::coverage(request),
         Route::LlmsTxt => corpus_api::llms_txt(request),
         Route::Context => corpus_api::context(services, request).await,
+        Route::Mcp => Ok(crate::mcp::handle(request)),
         Route::OpenApi => Ok(corpus_api::cached(
             request,
             Response::bytes(200, "application/json; charset=utf-8", openapi_bytes()),

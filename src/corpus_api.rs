@@ -67,15 +67,44 @@ fn param(request: &Request, name: &str) -> Result<Option<String>, ApiError> {
     Ok(first.filter(|v| !v.is_empty()))
 }
 
+/// Where named parameters come from: a query string, or the arguments of an MCP tool call.
+/// Both are read and checked the same way, so both give the same answers and errors.
+pub trait Params {
+    /// The parameter's value; `None` when absent (or empty, or JSON null).
+    fn get(&self, name: &str) -> Result<Option<String>, ApiError>;
+}
+
+impl Params for Request {
+    fn get(&self, name: &str) -> Result<Option<String>, ApiError> {
+        param(self, name)
+    }
+}
+
+impl Params for serde_json::Map<String, serde_json::Value> {
+    fn get(&self, name: &str) -> Result<Option<String>, ApiError> {
+        use serde_json::Value;
+        match self.get(name) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::String(s)) => Ok(Some(s.clone()).filter(|s| !s.is_empty())),
+            Some(Value::Number(n)) => Ok(Some(n.to_string())),
+            Some(Value::Bool(b)) => Ok(Some(b.to_string())),
+            Some(_) => Err(ApiError::bad_param(
+                name,
+                format!("'{name}' must be a string, number or boolean"),
+            )),
+        }
+    }
+}
+
 /// An integer parameter within `min..=max`.
 pub fn int_param(
-    request: &Request,
+    request: &impl Params,
     name: &str,
     default: usize,
     min: usize,
     max: usize,
 ) -> Result<usize, ApiError> {
-    match param(request, name)? {
+    match request.get(name)? {
         None => Ok(default),
         Some(v) => match v.trim().parse::<usize>() {
             Ok(n) if (min..=max).contains(&n) => Ok(n),
@@ -112,8 +141,8 @@ fn envelope<'a>(
 }
 
 /// The full-text query parameter `q`, refused when longer than search accepts.
-fn query_text(request: &Request) -> Result<Option<String>, ApiError> {
-    let q = param(request, "q")?;
+fn query_text(request: &impl Params) -> Result<Option<String>, ApiError> {
+    let q = request.get("q")?;
     if q.as_ref()
         .is_some_and(|q| q.chars().count() > search::MAX_QUERY_CHARS)
     {
@@ -186,12 +215,12 @@ pub fn modality(value: &str) -> Option<&'static str> {
 }
 
 fn enum_param<T: Copy>(
-    request: &Request,
+    request: &impl Params,
     name: &str,
     all: &[T],
     as_str: fn(T) -> &'static str,
 ) -> Result<Option<T>, ApiError> {
-    let Some(value) = param(request, name)? else {
+    let Some(value) = request.get(name)? else {
         return Ok(None);
     };
     let wanted = value.trim().to_ascii_lowercase();
@@ -208,64 +237,93 @@ fn enum_param<T: Copy>(
         })
 }
 
-/// `GET /api/v1/systems`
-pub fn systems(request: &Request) -> Result<Response, ApiError> {
-    let family = enum_param(request, "family", &Family::ALL, Family::as_str)?;
-    let status = enum_param(request, "status", &Status::ALL, Status::as_str)?;
-    let modality_name = match param(request, "modality")? {
-        None => None,
-        Some(m) => Some(modality(&m).ok_or_else(|| {
-            ApiError::bad_param(
-                "modality",
-                format!(
-                    "unknown modality '{m}'; allowed: {} (aliases such as MR, ultrasound, mammo, PET, X-ray are accepted)",
-                    MODALITIES.join(", ")
-                ),
-            )
-        })?),
-    };
-    let organ = param(request, "organ")?.map(|o| o.trim().to_lowercase());
-    let q = query_text(request)?.filter(|q| !q.trim().is_empty());
-    let keep = |s: &SystemEntry| {
-        family.is_none_or(|f| s.family == f)
-            && status.is_none_or(|st| s.status == st)
-            && modality_name.is_none_or(|m| s.modalities.contains(&m))
-            && organ
+/// The filters of the systems list, read and checked.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SystemFilter {
+    pub organ: Option<String>,
+    pub modality: Option<&'static str>,
+    pub family: Option<Family>,
+    pub status: Option<Status>,
+    pub q: Option<String>,
+}
+
+impl SystemFilter {
+    /// Reads `organ`, `modality`, `family`, `status` and `q`; unknown enum values are refused
+    /// with the allowed values.
+    pub fn read(params: &impl Params) -> Result<SystemFilter, ApiError> {
+        let modality_name = match params.get("modality")? {
+            None => None,
+            Some(m) => Some(modality(&m).ok_or_else(|| {
+                ApiError::bad_param(
+                    "modality",
+                    format!(
+                        "unknown modality '{m}'; allowed: {} (aliases such as MR, ultrasound, mammo, PET, X-ray are accepted)",
+                        MODALITIES.join(", ")
+                    ),
+                )
+            })?),
+        };
+        Ok(SystemFilter {
+            organ: params.get("organ")?.map(|o| o.trim().to_lowercase()),
+            modality: modality_name,
+            family: enum_param(params, "family", &Family::ALL, Family::as_str)?,
+            status: enum_param(params, "status", &Status::ALL, Status::as_str)?,
+            q: query_text(params)?.filter(|q| !q.trim().is_empty()),
+        })
+    }
+
+    fn keeps(&self, s: &SystemEntry) -> bool {
+        self.family.is_none_or(|f| s.family == f)
+            && self.status.is_none_or(|st| s.status == st)
+            && self.modality.is_none_or(|m| s.modalities.contains(&m))
+            && self
+                .organ
                 .as_ref()
                 .is_none_or(|o| s.organs.iter().any(|x| x == o))
-    };
-    // Without q: every matching system, by slug. With q: systems the query reaches (directly
-    // or through one of their outcomes), best first.
-    let selected: Vec<&SystemEntry> = match &q {
-        None => {
-            let mut all: Vec<&SystemEntry> = SYSTEMS.iter().filter(|s| keep(s)).collect();
-            all.sort_by_key(|s| s.slug);
-            all
-        }
-        Some(q) => {
-            let mut out: Vec<&SystemEntry> = Vec::new();
-            for hit in search::search(q, 1000) {
-                if let Some(s) = compiled::system(hit.slug) {
-                    if keep(s) && !out.iter().any(|o| o.slug == s.slug) {
-                        out.push(s);
+    }
+
+    /// The matching systems. Without q: every one, by slug. With q: those the query reaches
+    /// (directly or through one of their outcomes), best first.
+    pub fn select(&self) -> Vec<&'static SystemEntry> {
+        match &self.q {
+            None => {
+                let mut all: Vec<&SystemEntry> = SYSTEMS.iter().filter(|s| self.keeps(s)).collect();
+                all.sort_by_key(|s| s.slug);
+                all
+            }
+            Some(q) => {
+                let mut out: Vec<&SystemEntry> = Vec::new();
+                for hit in search::search(q, 1000) {
+                    if let Some(s) = compiled::system(hit.slug) {
+                        if self.keeps(s) && !out.iter().any(|o| o.slug == s.slug) {
+                            out.push(s);
+                        }
                     }
                 }
+                out
             }
-            out
         }
-    };
+    }
+
+    /// The filters as the response's `meta.filters` reports them.
+    pub fn to_json(&self) -> serde_json::Value {
+        json!({
+            "organ": self.organ,
+            "modality": self.modality,
+            "family": self.family.map(Family::as_str),
+            "status": self.status.map(Status::as_str),
+            "q": self.q,
+        })
+    }
+}
+
+/// `GET /api/v1/systems`
+pub fn systems(request: &Request) -> Result<Response, ApiError> {
+    let filter = SystemFilter::read(request)?;
+    let selected = filter.select();
     let body = envelope(
         selected.iter().map(|s| s.summary_json),
-        json!({
-            "total": selected.len(),
-            "filters": {
-                "organ": organ,
-                "modality": modality_name,
-                "family": family.map(Family::as_str),
-                "status": status.map(Status::as_str),
-                "q": q,
-            },
-        }),
+        json!({ "total": selected.len(), "filters": filter.to_json() }),
         true,
     );
     Ok(cached(request, Response::bytes(200, JSON, body)))

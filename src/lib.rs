@@ -19,6 +19,7 @@ pub mod error;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod host;
 pub mod http;
+pub mod mcp;
 pub mod openapi;
 pub mod ratelimit;
 pub mod router;

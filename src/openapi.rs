@@ -78,7 +78,7 @@ fn context_responses(post: bool) -> Value {
         "429": { "$ref": "#/components/responses/RateLimited" }
     });
     if post {
-        responses["413"] = error_response("Body larger than 65536 bytes.");
+        responses["413"] = error_response("Body larger than 131072 bytes.");
     } else {
         responses["414"] = json!({ "description": "The URL is longer than the runtime accepts; send the text with POST." });
     }
@@ -344,6 +344,28 @@ pub fn document() -> Value {
                         "304": { "$ref": "#/components/responses/NotModified" },
                         "429": { "$ref": "#/components/responses/RateLimited" } } }
             },
+            "/mcp": {
+                "post": {
+                    "operationId": "postMcp", "tags": ["corpus"],
+                    "summary": "MCP tool endpoint (Streamable HTTP, JSON-RPC 2.0, no key)",
+                    "description": "Model Context Protocol server with the read-only tools radref_search, radref_get_system, radref_ground, radref_list_systems and radref_coverage. Stateless: every request gets one JSON response; notifications get 202. Protocol versions: 2025-11-25, 2025-06-18, 2025-03-26, 2024-11-05. GET /mcp answers 405 (no server-initiated stream).",
+                    "requestBody": { "required": true, "content": { "application/json": { "schema": {
+                        "oneOf": [
+                            { "$ref": "#/components/schemas/JsonRpcMessage" },
+                            { "type": "array", "minItems": 1, "items": { "$ref": "#/components/schemas/JsonRpcMessage" } }
+                        ]
+                    }, "example": { "jsonrpc": "2.0", "id": 1, "method": "tools/list" } } } },
+                    "responses": {
+                        "200": { "description": "JSON-RPC response (or array of responses for a batch).", "headers": rate_headers(),
+                            "content": { "application/json": { "schema": { "oneOf": [ { "type": "object" }, { "type": "array", "items": { "type": "object" } } ] } } } },
+                        "202": { "description": "Only notifications or responses were sent: accepted, no body." },
+                        "400": { "description": "Malformed JSON or JSON-RPC message, or unsupported MCP-Protocol-Version.", "content": { "application/json": { "schema": { "type": "object", "required": ["jsonrpc", "error"] } } } },
+                        "413": { "description": "Message larger than 65536 bytes.", "content": { "application/json": { "schema": { "type": "object" } } } },
+                        "415": { "description": "Content-Type is not application/json.", "content": { "application/json": { "schema": { "type": "object" } } } },
+                        "429": { "$ref": "#/components/responses/RateLimited" }
+                    }
+                }
+            },
             "/llms.txt": {
                 "get": { "operationId": "getLlmsTxt", "tags": ["corpus"], "summary": "Discovery file for agents (llms.txt convention)",
                     "responses": { "200": { "description": "Markdown text.", "content": { "text/plain": { "schema": { "type": "string" } } } },
@@ -384,6 +406,16 @@ pub fn document() -> Value {
                     }
                 },
                 "Error": { "type": "object", "required": ["error"], "properties": { "error": { "type": "string" } } },
+                "JsonRpcMessage": {
+                    "type": "object",
+                    "required": ["jsonrpc", "method"],
+                    "properties": {
+                        "jsonrpc": { "const": "2.0" },
+                        "id": { "type": ["string", "number"] },
+                        "method": { "type": "string" },
+                        "params": { "type": "object" }
+                    }
+                },
                 "Family": { "type": "string", "enum": ["lexicon", "algorithm", "incidental", "appropriateness"] },
                 "Status": { "type": "string", "enum": ["current", "retired", "draft"] },
                 "Line": line,
@@ -444,6 +476,7 @@ mod tests {
             "/api/v1/coverage",
             "/api/v1/context",
             "/api/v1/openapi",
+            "/mcp",
             "/feed/changes.xml",
             "/llms.txt",
         ] {

@@ -9,6 +9,9 @@ use crate::http::Method;
 pub const READ: &[Method] = &[Method::Get, Method::Head];
 /// Methods of the context route (GET with a query, POST with a body).
 pub const READ_POST: &[Method] = &[Method::Get, Method::Head, Method::Post];
+/// Methods of the MCP endpoint: POST only. GET is answered 405, as Streamable HTTP allows for a
+/// server that offers no server-initiated stream.
+pub const MCP: &[Method] = &[Method::Post];
 
 /// A resolved route, with the path parameters it carries.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -35,6 +38,8 @@ pub enum Route {
     OpenApi,
     /// `GET /llms.txt`
     LlmsTxt,
+    /// `POST /mcp`
+    Mcp,
 }
 
 impl Route {
@@ -54,6 +59,7 @@ impl Route {
             ["api", "v1", "openapi"] => Route::OpenApi,
             ["feed", "changes.xml"] => Route::ChangesRss,
             ["llms.txt"] => Route::LlmsTxt,
+            ["mcp"] => Route::Mcp,
             _ => return None,
         };
         Some(route)
@@ -68,6 +74,7 @@ impl Route {
     pub fn allow(&self) -> &'static [Method] {
         match self {
             Route::Context => READ_POST,
+            Route::Mcp => MCP,
             _ => READ,
         }
     }

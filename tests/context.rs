@@ -174,8 +174,45 @@ fn post_body_rules() {
     let refused = send("POST", "/api/v1/context", &json, Some(long_text.as_bytes()));
     assert_eq!(refused.status, 400, "over-long text is named, not sized");
     assert!(refused.json()["error"].as_str().unwrap().contains("text"));
-    let huge = format!("{{\"text\": \"{}\"}}", "a".repeat(70_000));
+    let huge = format!("{{\"text\": \"{}\"}}", "a".repeat(140_000));
     let too_large = send("POST", "/api/v1/context", &json, Some(huge.as_bytes()));
     assert_eq!(too_large.status, 413);
     assert!(too_large.json()["error"].is_string());
+}
+
+#[test]
+fn mcp_endpoint_speaks_streamable_http() {
+    let get = send("GET", "/mcp", &[("Accept", "text/event-stream")], None);
+    assert_eq!(get.status, 405, "no server-initiated stream");
+    assert_eq!(get.header("allow"), Some("POST"));
+    let init = br#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"curl","version":"1"}}}"#;
+    let reply = send(
+        "POST",
+        "/mcp",
+        &[
+            ("Content-Type", "application/json"),
+            ("Accept", "application/json, text/event-stream"),
+        ],
+        Some(init),
+    );
+    assert_eq!(reply.status, 200);
+    assert_eq!(reply.json()["result"]["protocolVersion"], "2025-06-18");
+    let note = br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+    let accepted = send(
+        "POST",
+        "/mcp",
+        &[("Content-Type", "application/json")],
+        Some(note),
+    );
+    assert_eq!(accepted.status, 202);
+    let bad_version = send(
+        "POST",
+        "/mcp",
+        &[
+            ("Content-Type", "application/json"),
+            ("MCP-Protocol-Version", "1999-01-01"),
+        ],
+        Some(br#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#),
+    );
+    assert_eq!(bad_version.status, 400);
 }

@@ -1,0 +1,578 @@
+//! The corpus as MCP tools: JSON-RPC 2.0 over Streamable HTTP at `POST /mcp`, no key.
+//!
+//! The server is stateless: it issues no session id, answers every request with a single JSON
+//! response (never an event stream), accepts notifications with 202, and answers `GET /mcp` with
+//! 405 as the transport allows for servers that offer no server-initiated stream. The tools are
+//! read-only views of the same functions the HTTP routes use, so both give the same answers.
+
+use crate::context::{self, ContextQuery};
+use crate::corpus::compiled::{self, SYSTEMS};
+use crate::corpus_api::{self, Params, SystemFilter};
+use crate::error::ApiError;
+use crate::http::{Request, Response};
+use crate::search;
+use serde_json::{json, Map, Value};
+
+/// Protocol versions this server speaks, newest first.
+pub const PROTOCOL_VERSIONS: &[&str] = &["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
+
+/// Largest accepted message, in bytes.
+pub const MAX_BODY_BYTES: usize = 64 * 1024;
+
+const PARSE_ERROR: i64 = -32700;
+const INVALID_REQUEST: i64 = -32600;
+const METHOD_NOT_FOUND: i64 = -32601;
+const INVALID_PARAMS: i64 = -32602;
+
+/// Handles one HTTP POST to `/mcp`.
+pub fn handle(request: &Request) -> Response {
+    if let Some(version) = request.header("mcp-protocol-version") {
+        if !PROTOCOL_VERSIONS.contains(&version.trim()) {
+            return http_error(
+                400,
+                None,
+                INVALID_REQUEST,
+                &format!(
+                    "unsupported MCP-Protocol-Version '{}'; supported: {}",
+                    version.trim(),
+                    PROTOCOL_VERSIONS.join(", ")
+                ),
+            );
+        }
+    }
+    let content_type = request.header("content-type").unwrap_or_default();
+    if !content_type
+        .split(';')
+        .next()
+        .unwrap_or_default()
+        .trim()
+        .eq_ignore_ascii_case("application/json")
+    {
+        return http_error(
+            415,
+            None,
+            INVALID_REQUEST,
+            "send JSON-RPC messages with 'Content-Type: application/json'",
+        );
+    }
+    if request.body.len() > MAX_BODY_BYTES {
+        return http_error(
+            413,
+            None,
+            INVALID_REQUEST,
+            &format!("message larger than {MAX_BODY_BYTES} bytes"),
+        );
+    }
+    let message: Value = match serde_json::from_slice(&request.body) {
+        Ok(v) => v,
+        Err(e) => return http_error(400, None, PARSE_ERROR, &format!("parse error: {e}")),
+    };
+    let messages: Vec<&Value> = match &message {
+        Value::Array(batch) if batch.is_empty() => {
+            return http_error(400, None, INVALID_REQUEST, "empty batch")
+        }
+        Value::Array(batch) => batch.iter().collect(),
+        single => vec![single],
+    };
+    // A malformed message is refused as a whole (HTTP 400), so a client never mistakes it
+    // for an answered request.
+    let mut replies = Vec::new();
+    for m in messages {
+        match answer(m) {
+            Ok(Some(reply)) => replies.push(reply),
+            Ok(None) => {}
+            Err(invalid) => return Response::json(400, &invalid),
+        }
+    }
+    match (message.is_array(), replies.len()) {
+        // Only notifications or responses: accepted, nothing to say.
+        (_, 0) => Response::empty(202),
+        (false, _) => Response::json(200, &replies[0]),
+        (true, _) => Response::json(200, &Value::Array(replies)),
+    }
+}
+
+fn http_error(status: u16, id: Option<Value>, code: i64, message: &str) -> Response {
+    Response::json(status, &error(id.unwrap_or(Value::Null), code, message))
+}
+
+fn error(id: Value, code: i64, message: &str) -> Value {
+    json!({ "jsonrpc": "2.0", "id": id, "error": { "code": code, "message": message } })
+}
+
+fn result(id: Value, result: Value) -> Value {
+    json!({ "jsonrpc": "2.0", "id": id, "result": result })
+}
+
+/// The reply to one message: `Ok(None)` for notifications and client responses, `Err` with a
+/// JSON-RPC error for a malformed message.
+fn answer(message: &Value) -> Result<Option<Value>, Value> {
+    let Some(obj) = message.as_object() else {
+        return Err(error(
+            Value::Null,
+            INVALID_REQUEST,
+            "a message must be a JSON object",
+        ));
+    };
+    let id = obj.get("id").cloned();
+    if let Some(id) = &id {
+        if !(id.is_string() || id.is_number()) {
+            return Err(error(
+                Value::Null,
+                INVALID_REQUEST,
+                "id must be a string or a number",
+            ));
+        }
+    }
+    let invalid = |message: &str| {
+        Err(error(
+            id.clone().unwrap_or(Value::Null),
+            INVALID_REQUEST,
+            message,
+        ))
+    };
+    if obj.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
+        return invalid("jsonrpc must be \"2.0\"");
+    }
+    if obj.get("params").is_some_and(|p| !p.is_object()) {
+        return invalid("params must be an object");
+    }
+    let method = match obj.get("method") {
+        Some(Value::String(m)) => m.as_str(),
+        Some(_) => return invalid("method must be a string"),
+        // A response from the client (result or error) to nothing we asked: accept it.
+        None if id.is_some() && (obj.contains_key("result") || obj.contains_key("error")) => {
+            return Ok(None)
+        }
+        None => return invalid("method is required"),
+    };
+    let Some(id) = id else {
+        // Notifications (initialized, cancelled, ...) need no answer.
+        return Ok(None);
+    };
+    let params = obj
+        .get("params")
+        .cloned()
+        .unwrap_or(Value::Object(Map::new()));
+    Ok(Some(match method {
+        "initialize" => result(id, initialize(&params)),
+        "ping" => result(id, json!({})),
+        "tools/list" => result(id, json!({ "tools": tools() })),
+        "tools/call" => match call(&params) {
+            Ok(value) => result(id, value),
+            Err(message) => error(id, INVALID_PARAMS, &message),
+        },
+        other => error(id, METHOD_NOT_FOUND, &format!("method '{other}' not found")),
+    }))
+}
+
+fn initialize(params: &Value) -> Value {
+    let requested = params["protocolVersion"].as_str().unwrap_or_default();
+    let version = if PROTOCOL_VERSIONS.contains(&requested) {
+        requested
+    } else {
+        PROTOCOL_VERSIONS[0]
+    };
+    json!({
+        "protocolVersion": version,
+        "capabilities": { "tools": { "listChanged": false } },
+        "serverInfo": {
+            "name": "radref",
+            "title": "radref: radiology classification reference",
+            "version": env!("CARGO_PKG_VERSION"),
+        },
+        "instructions": "Read-only tools over radref's corpus of radiology classification systems \
+            (TI-RADS, LI-RADS, Lung-RADS, Fleischner, Bosniak, PI-RADS, O-RADS, incidental-findings \
+            papers, appropriateness criteria...). Every clinical line carries a citation, a locator, \
+            a consensus indication and a draft/verified status; cite them. Use radref_ground with a \
+            finding to get the governing systems (verified=false includes draft lines, flagged). \
+            Reference material only: not a medical device; the reporting radiologist remains responsible.",
+    })
+}
+
+fn annotations(title: &str) -> Value {
+    json!({
+        "title": title,
+        "readOnlyHint": true,
+        "destructiveHint": false,
+        "idempotentHint": true,
+        "openWorldHint": false,
+    })
+}
+
+/// An input schema: the listed arguments only, so a misspelt argument is caught.
+fn object(properties: Value, required: &[&str]) -> Value {
+    json!({ "type": "object", "properties": properties, "required": required, "additionalProperties": false })
+}
+
+/// An output schema: the listed fields are promised; records may carry more.
+fn output(properties: Value, required: &[&str]) -> Value {
+    json!({ "type": "object", "properties": properties, "required": required })
+}
+
+/// The tool definitions.
+pub fn tools() -> Vec<Value> {
+    let slugs: Vec<&str> = SYSTEMS.iter().map(|s| s.slug).collect();
+    vec![
+        json!({
+            "name": "radref_search",
+            "title": "Search radiology classification systems",
+            "description": "Ranked, typo-tolerant search across systems and their categories (e.g. 'bosniak IIF', 'lungrads 4B', 'fleischer'). Each hit says why it matched.",
+            "inputSchema": object(json!({
+                "query": { "type": "string", "minLength": 1, "maxLength": 500, "description": "What to look for." },
+                "limit": { "type": "integer", "minimum": 1, "maximum": 50, "default": 10 }
+            }), &["query"]),
+            "outputSchema": output(json!({
+                "query": { "type": "string" },
+                "hits": { "type": "array", "items": { "type": "object", "required": ["type", "slug", "system", "label", "score", "why"] } }
+            }), &["query", "hits"]),
+            "annotations": annotations("Search radref"),
+        }),
+        json!({
+            "name": "radref_get_system",
+            "title": "Get one classification system",
+            "description": "The full record of a system by its stable slug: categories/outcomes with definitions, risk and management, decision units (rules), scope, crossrefs, references, currency and version lineage. Every clinical line is cited and flagged draft or verified.",
+            "inputSchema": object(json!({
+                "slug": { "type": "string", "enum": slugs, "description": "The system's slug, e.g. fleischner-2017." }
+            }), &["slug"]),
+            "outputSchema": output(json!({
+                "slug": { "type": "string" }, "name": { "type": "string" }, "notice": { "type": "string" },
+                "outcomes": { "type": "array" }, "decision_units": { "type": "array" }, "references": { "type": "object" }
+            }), &["slug", "name", "notice", "outcomes", "decision_units", "references"]),
+            "annotations": annotations("Get a radref system"),
+        }),
+        json!({
+            "name": "radref_ground",
+            "title": "Ground a finding in the systems that govern it",
+            "description": "Given a finding (e.g. 'incidental 8 mm solid lung nodule in a smoker' or a report paragraph), returns the most relevant systems with their cited criteria, categories, management and risk, what the finding did not state, and a markdown block ready for a prompt. verified=true (default) keeps only current systems and verified lines and says how many draft lines were withheld; verified=false includes drafts, flagged.",
+            "inputSchema": object(json!({
+                "text": { "type": "string", "maxLength": 8000, "description": "The finding text." },
+                "systems": { "type": "array", "items": { "type": "string", "enum": slugs }, "description": "Systems to include whatever their rank." },
+                "organ": { "type": "string" },
+                "limit": { "type": "integer", "minimum": 1, "maximum": 8, "default": 4 },
+                "verified": { "type": "boolean", "default": true }
+            }), &[]),
+            "outputSchema": output(json!({
+                "notice": { "type": "string" }, "query": { "type": "object" }, "finding": { "type": "object" },
+                "systems": { "type": "array", "items": { "type": "object", "required": ["slug", "why", "outcomes", "references", "withheld_draft_lines"] } },
+                "markdown": { "type": "string" }
+            }), &["notice", "systems", "markdown"]),
+            "annotations": annotations("Ground a finding"),
+        }),
+        json!({
+            "name": "radref_list_systems",
+            "title": "List classification systems",
+            "description": "Systems filtered by organ, modality (CT, MRI, US, Mammography, PET/CT, XR), family (lexicon, algorithm, incidental, appropriateness), status (current, retired, draft) and full-text q.",
+            "inputSchema": object(json!({
+                "organ": { "type": "string" },
+                "modality": { "type": "string" },
+                "family": { "type": "string", "enum": ["lexicon", "algorithm", "incidental", "appropriateness"] },
+                "status": { "type": "string", "enum": ["current", "retired", "draft"] },
+                "q": { "type": "string", "maxLength": 500 }
+            }), &[]),
+            "outputSchema": output(json!({
+                "total": { "type": "integer" },
+                "filters": { "type": "object" },
+                "systems": { "type": "array", "items": { "type": "object", "required": ["slug", "name", "family", "status"] } }
+            }), &["total", "systems"]),
+            "annotations": annotations("List radref systems"),
+        }),
+        json!({
+            "name": "radref_coverage",
+            "title": "Corpus coverage",
+            "description": "What the corpus covers (counts of systems, clinical lines, decision units, draft vs verified, per family and organ, each system's gaps) and what is explicitly not yet covered, with reasons.",
+            "inputSchema": object(json!({}), &[]),
+            "outputSchema": output(json!({
+                "totals": { "type": "object" }, "covered": { "type": "array" }, "not_covered": { "type": "array" }
+            }), &["totals", "covered", "not_covered"]),
+            "annotations": annotations("radref coverage"),
+        }),
+    ]
+    .into_iter()
+    // Every tool's result carries the not-a-medical-device notice.
+    .map(|mut t| {
+        if let Some(props) = t["outputSchema"]["properties"].as_object_mut() {
+            props.entry("notice").or_insert(json!({ "type": "string" }));
+        }
+        t
+    })
+    .collect()
+}
+
+/// Runs a tool. Unknown tools are a protocol error; bad arguments are a tool error
+/// (`isError: true`) the model can read and correct.
+fn call(params: &Value) -> Result<Value, String> {
+    let name = params["name"]
+        .as_str()
+        .ok_or_else(|| "tools/call needs params.name".to_string())?;
+    let args: Map<String, Value> = match &params["arguments"] {
+        Value::Null => Map::new(),
+        Value::Object(m) => m.clone(),
+        _ => return Err("params.arguments must be an object".into()),
+    };
+    let known = tools().iter().any(|t| t["name"] == name);
+    if !known {
+        return Err(format!("unknown tool '{name}'"));
+    }
+    Ok(match run(name, &args) {
+        Ok((structured, extra_text)) => {
+            let mut content = vec![json!({ "type": "text", "text": structured.to_string() })];
+            if let Some(text) = extra_text {
+                content.push(json!({ "type": "text", "text": text }));
+            }
+            json!({ "content": content, "structuredContent": structured, "isError": false })
+        }
+        Err(e) => json!({
+            "content": [{ "type": "text", "text": e.public_message() }],
+            "isError": true,
+        }),
+    })
+}
+
+fn reject_unknown(args: &Map<String, Value>, allowed: &[&str]) -> Result<(), ApiError> {
+    match args.keys().find(|k| !allowed.contains(&k.as_str())) {
+        Some(k) => Err(ApiError::bad_param(
+            k,
+            format!("unknown argument '{k}'; allowed: {}", allowed.join(", ")),
+        )),
+        None => Ok(()),
+    }
+}
+
+fn run(name: &str, args: &Map<String, Value>) -> Result<(Value, Option<String>), ApiError> {
+    match name {
+        "radref_search" => {
+            reject_unknown(args, &["query", "limit"])?;
+            let query = Params::get(args, "query")?
+                .filter(|q| !q.trim().is_empty())
+                .ok_or_else(|| ApiError::bad_param("query", "'query' is required"))?;
+            if query.chars().count() > search::MAX_QUERY_CHARS {
+                return Err(ApiError::bad_param(
+                    "query",
+                    "'query' is longer than 500 characters",
+                ));
+            }
+            let limit =
+                corpus_api::int_param(args, "limit", search::DEFAULT_LIMIT, 1, search::MAX_LIMIT)?;
+            let hits = search::search(&query, limit);
+            Ok((
+                json!({ "query": query, "hits": hits, "notice": crate::corpus::compile::NOTICE }),
+                None,
+            ))
+        }
+        "radref_get_system" => {
+            reject_unknown(args, &["slug"])?;
+            let slug = Params::get(args, "slug")?
+                .ok_or_else(|| ApiError::bad_param("slug", "'slug' is required"))?;
+            let index = SYSTEMS.iter().position(|s| s.slug == slug).ok_or_else(|| {
+                ApiError::bad_param(
+                    "slug",
+                    format!(
+                        "no system with slug '{slug}'; closest: {}",
+                        search::closest_slugs(&slug, 3).join(", ")
+                    ),
+                )
+            })?;
+            Ok((compiled::detail_value(index).clone(), None))
+        }
+        "radref_ground" => {
+            reject_unknown(args, &["text", "systems", "organ", "limit", "verified"])?;
+            let systems = match args.get("systems") {
+                None | Some(Value::Null) => None,
+                Some(Value::Array(items)) => Some(
+                    items
+                        .iter()
+                        .map(|v| v.as_str().map(String::from))
+                        .collect::<Option<Vec<String>>>()
+                        .ok_or_else(|| {
+                            ApiError::bad_param("systems", "'systems' must be an array of slugs")
+                        })?,
+                ),
+                Some(_) => {
+                    return Err(ApiError::bad_param(
+                        "systems",
+                        "'systems' must be an array of slugs",
+                    ))
+                }
+            };
+            let limit = match args.get("limit") {
+                None | Some(Value::Null) => None,
+                Some(v) => Some(v.as_i64().ok_or_else(|| {
+                    ApiError::bad_param("limit", "'limit' must be an integer from 1 to 8")
+                })?),
+            };
+            let verified = match args.get("verified") {
+                None | Some(Value::Null) => None,
+                Some(v) => Some(v.as_bool().ok_or_else(|| {
+                    ApiError::bad_param("verified", "'verified' must be true or false")
+                })?),
+            };
+            let query = ContextQuery::new(
+                Params::get(args, "text")?,
+                systems,
+                Params::get(args, "organ")?,
+                limit,
+                None,
+                verified,
+            )?;
+            let mut value = context::to_json(&query);
+            let markdown = context::to_markdown(&query);
+            value["markdown"] = json!(markdown);
+            Ok((value, Some(markdown)))
+        }
+        "radref_list_systems" => {
+            reject_unknown(args, &["organ", "modality", "family", "status", "q"])?;
+            let filter = SystemFilter::read(args)?;
+            let systems: Vec<Value> = filter
+                .select()
+                .iter()
+                .filter_map(|s| serde_json::from_str(s.summary_json).ok())
+                .collect();
+            Ok((
+                json!({ "total": systems.len(), "filters": filter.to_json(), "systems": systems, "notice": crate::corpus::compile::NOTICE }),
+                None,
+            ))
+        }
+        "radref_coverage" => {
+            reject_unknown(args, &[])?;
+            let bytes = compiled::file("coverage.json")
+                .ok_or_else(|| ApiError::internal("missing compiled coverage"))?;
+            let value: Value = serde_json::from_slice(bytes)
+                .map_err(|e| ApiError::internal(format!("coverage: {e}")))?;
+            Ok((value, None))
+        }
+        _ => Err(ApiError::bad_request(format!("unknown tool '{name}'"))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::http::Method;
+
+    fn post(body: &str) -> Response {
+        handle(
+            &Request::new(Method::Post, "/mcp")
+                .with_header("content-type", "application/json")
+                .with_body(body.as_bytes().to_vec()),
+        )
+    }
+
+    fn body(r: &Response) -> Value {
+        serde_json::from_slice(&r.body).unwrap()
+    }
+
+    #[test]
+    fn initialize_negotiates_the_version() {
+        let r = post(
+            r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#,
+        );
+        assert_eq!(r.status, 200);
+        let b = body(&r);
+        assert_eq!(b["result"]["protocolVersion"], "2025-06-18");
+        assert_eq!(b["result"]["serverInfo"]["name"], "radref");
+        let r = post(
+            r#"{"jsonrpc":"2.0","id":2,"method":"initialize","params":{"protocolVersion":"1999-01-01"}}"#,
+        );
+        assert_eq!(body(&r)["result"]["protocolVersion"], PROTOCOL_VERSIONS[0]);
+    }
+
+    #[test]
+    fn notifications_are_accepted_without_a_body() {
+        let r = post(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+        assert_eq!(r.status, 202);
+        assert!(r.body.is_empty());
+    }
+
+    #[test]
+    fn lists_five_read_only_tools_with_schemas() {
+        let b = body(&post(r#"{"jsonrpc":"2.0","id":"a","method":"tools/list"}"#));
+        let tools = b["result"]["tools"].as_array().unwrap();
+        let names: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
+        assert_eq!(
+            names,
+            [
+                "radref_search",
+                "radref_get_system",
+                "radref_ground",
+                "radref_list_systems",
+                "radref_coverage"
+            ]
+        );
+        for t in tools {
+            assert_eq!(t["inputSchema"]["type"], "object");
+            assert_eq!(t["outputSchema"]["type"], "object");
+            assert_eq!(t["annotations"]["readOnlyHint"], true);
+        }
+    }
+
+    #[test]
+    fn tools_answer_with_structured_content_and_text() {
+        let b = body(&post(
+            r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"radref_search","arguments":{"query":"bosniack"}}}"#,
+        ));
+        let r = &b["result"];
+        assert_eq!(r["isError"], false);
+        assert_eq!(r["structuredContent"]["hits"][0]["slug"], "bosniak-v2019");
+        let text: Value = serde_json::from_str(r["content"][0]["text"].as_str().unwrap()).unwrap();
+        assert_eq!(text, r["structuredContent"]);
+        let b = body(&post(
+            r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"radref_ground","arguments":{"text":"incidental 6 mm solid lung nodule on CT","verified":false,"limit":2}}}"#,
+        ));
+        assert_eq!(
+            b["result"]["structuredContent"]["systems"][0]["slug"],
+            "fleischner-2017"
+        );
+        assert!(b["result"]["content"][1]["text"]
+            .as_str()
+            .unwrap()
+            .starts_with("## radref grounded context"));
+    }
+
+    #[test]
+    fn bad_arguments_are_tool_errors_and_unknown_tools_protocol_errors() {
+        let b = body(&post(
+            r#"{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"radref_get_system","arguments":{"slug":"fleischner-2005"}}}"#,
+        ));
+        assert_eq!(b["result"]["isError"], true);
+        assert!(b["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("fleischner-2017"));
+        let b = body(&post(
+            r#"{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"radref_search","arguments":{"query":"x","bogus":1}}}"#,
+        ));
+        assert_eq!(b["result"]["isError"], true);
+        let b = body(&post(
+            r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"nope","arguments":{}}}"#,
+        ));
+        assert_eq!(b["error"]["code"], INVALID_PARAMS);
+    }
+
+    #[test]
+    fn malformed_messages_get_json_rpc_errors() {
+        let r = post("{not json");
+        assert_eq!(r.status, 400);
+        assert_eq!(body(&r)["error"]["code"], PARSE_ERROR);
+        assert_eq!(
+            body(&post(r#"{"jsonrpc":"1.0","id":1,"method":"ping"}"#))["error"]["code"],
+            INVALID_REQUEST
+        );
+        assert_eq!(
+            body(&post(
+                r#"{"jsonrpc":"2.0","id":1,"method":"resources/list"}"#
+            ))["error"]["code"],
+            METHOD_NOT_FOUND
+        );
+        assert_eq!(
+            body(&post(r#"{"jsonrpc":"2.0","id":9,"method":"ping"}"#))["result"],
+            json!({})
+        );
+        let batch = body(&post(
+            r#"[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","method":"notifications/initialized"}]"#,
+        ));
+        assert_eq!(batch.as_array().unwrap().len(), 1);
+        let wrong_type = handle(&Request::new(Method::Post, "/mcp").with_body(b"{}".to_vec()));
+        assert_eq!(wrong_type.status, 415);
+    }
+}
