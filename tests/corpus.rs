@@ -351,6 +351,8 @@ fn llms_txt_follows_the_convention() {
     assert!(body.contains("## "), "link sections");
     assert!(body.contains("not a medical device"));
     assert!(body.contains("(/api/v1/systems)"));
+    assert!(body.contains("(/mcp)") && body.contains("radref_ground"));
+    assert!(body.contains("/api/v1/context"));
     assert_eq!(reply.header("access-control-allow-origin"), Some("*"));
 }
 
