@@ -56,7 +56,8 @@ PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); p
 BASE_URL="http://127.0.0.1:$PORT"
 setsid wrangler dev --ip 127.0.0.1 --port "$PORT" --persist-to "$STATE" \
     --show-interactive-dev-session=false \
-    --var ENVIRONMENT:test --var CORPUS_RATE_LIMIT:40 --var CORPUS_RATE_WINDOW:600 </dev/null >"$LOG" 2>&1 &
+    --var ENVIRONMENT:test --var CORPUS_RATE_LIMIT:40 --var CORPUS_RATE_WINDOW:600 \
+    --var KEY_RATE_LIMIT:150 --var KEY_RATE_WINDOW:600 </dev/null >"$LOG" 2>&1 &
 WRANGLER_PID=$!
 # While the build is broken, requests hang instead of failing: bound each poll and the wait.
 ready=""

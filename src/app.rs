@@ -8,6 +8,7 @@
 use crate::auth::StoredKey;
 use crate::config::Config;
 use crate::corpus_api;
+use crate::db::{DbError, Row, Statement};
 use crate::error::{allow_header, ApiError, ErrorFormat};
 use crate::http::{Method, Request, Response};
 use crate::ratelimit::RateLimiter;
@@ -37,6 +38,15 @@ pub trait Services {
 
     /// The stored API key with this public id, if any.
     async fn find_key(&self, id: &str) -> Result<Option<StoredKey>, ApiError>;
+
+    /// Runs one statement and returns its rows.
+    async fn query(&self, statement: Statement) -> Result<Vec<Row>, DbError>;
+
+    /// Runs statements atomically: all of them or none.
+    async fn batch(&self, statements: Vec<Statement>) -> Result<(), DbError>;
+
+    /// `bytes` bytes from a cryptographically secure generator, hex-encoded.
+    fn random_hex(&self, bytes: usize) -> Result<String, ApiError>;
 }
 
 /// The application state shared by all requests of an isolate.
@@ -45,15 +55,19 @@ pub struct App {
     pub config: Config,
     /// Per-client counters of the corpus routes.
     pub corpus_limiter: RateLimiter,
+    /// Per-key counters of the template and webhook routes.
+    pub key_limiter: RateLimiter,
 }
 
 impl App {
     /// An application with the given configuration.
     pub fn new(config: Config) -> App {
         let corpus_limiter = RateLimiter::new(config.corpus_rate_limit, config.corpus_rate_window);
+        let key_limiter = RateLimiter::new(config.key_rate_limit, config.key_rate_window);
         App {
             config,
             corpus_limiter,
+            key_limiter,
         }
     }
 }
@@ -129,6 +143,7 @@ async fn dispatch<S: Services>(
         Route::LlmsTxt => corpus_api::llms_txt(request),
         Route::Context => corpus_api::context(services, request).await,
         Route::Mcp => Ok(crate::mcp::handle(request)),
+        Route::Templates(t) => crate::templates::handle(app, services, t, request).await,
         Route::OpenApi => Ok(corpus_api::cached(
             request,
             Response::bytes(200, "application/json; charset=utf-8", openapi_bytes()),

@@ -12,6 +12,10 @@ pub struct Config {
     pub corpus_rate_limit: u32,
     /// The rate-limit window in seconds (`CORPUS_RATE_WINDOW`).
     pub corpus_rate_window: u64,
+    /// Template and webhook requests allowed per API key per window (`KEY_RATE_LIMIT`).
+    pub key_rate_limit: u32,
+    /// That window, in seconds (`KEY_RATE_WINDOW`).
+    pub key_rate_window: u64,
 }
 
 impl Default for Config {
@@ -20,6 +24,8 @@ impl Default for Config {
             environment: "production".to_string(),
             corpus_rate_limit: 300,
             corpus_rate_window: 60,
+            key_rate_limit: 120,
+            key_rate_window: 60,
         }
     }
 }
@@ -36,6 +42,10 @@ impl Config {
                 .unwrap_or(defaults.corpus_rate_limit as u64) as u32,
             corpus_rate_window: number(&lookup, "CORPUS_RATE_WINDOW", 1, 86_400)
                 .unwrap_or(defaults.corpus_rate_window),
+            key_rate_limit: number(&lookup, "KEY_RATE_LIMIT", 1, 1_000_000)
+                .unwrap_or(defaults.key_rate_limit as u64) as u32,
+            key_rate_window: number(&lookup, "KEY_RATE_WINDOW", 1, 86_400)
+                .unwrap_or(defaults.key_rate_window),
         }
     }
 }

@@ -3,6 +3,7 @@
 
 use crate::app::Services;
 use crate::auth::StoredKey;
+use crate::db::{DbError, Row, Statement};
 use crate::error::ApiError;
 use std::cell::RefCell;
 
@@ -28,6 +29,22 @@ impl Services for HostServices {
 
     async fn find_key(&self, id: &str) -> Result<Option<StoredKey>, ApiError> {
         Ok(self.keys.borrow().iter().find(|k| k.id == id).cloned())
+    }
+
+    /// The host has no database: routes that need one are tested against D1 under
+    /// `wrangler dev` (tests/templates.rs), not here.
+    async fn query(&self, _statement: Statement) -> Result<Vec<Row>, DbError> {
+        Err(DbError::Other("no database on the host".into()))
+    }
+
+    async fn batch(&self, _statements: Vec<Statement>) -> Result<(), DbError> {
+        Err(DbError::Other("no database on the host".into()))
+    }
+
+    fn random_hex(&self, bytes: usize) -> Result<String, ApiError> {
+        // Tests need distinct ids, not secret ones.
+        let n = self.logs.borrow().len() as u64 + self.now;
+        Ok(format!("{n:0width$x}", width = bytes * 2))
     }
 }
 

@@ -15,15 +15,18 @@ pub mod config;
 pub mod context;
 pub mod corpus;
 pub mod corpus_api;
+pub mod db;
 pub mod error;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod host;
+pub mod html;
 pub mod http;
 pub mod mcp;
 pub mod openapi;
 pub mod ratelimit;
 pub mod router;
 pub mod search;
+pub mod templates;
 
 #[cfg(target_arch = "wasm32")]
 mod platform;

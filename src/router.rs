@@ -40,6 +40,8 @@ pub enum Route {
     LlmsTxt,
     /// `POST /mcp`
     Mcp,
+    /// `/api/v1/templates...` (key with the templates scope)
+    Templates(crate::templates::TemplateRoute),
 }
 
 impl Route {
@@ -60,6 +62,9 @@ impl Route {
             ["feed", "changes.xml"] => Route::ChangesRss,
             ["llms.txt"] => Route::LlmsTxt,
             ["mcp"] => Route::Mcp,
+            ["api", "v1", "templates", rest @ ..] => {
+                Route::Templates(crate::templates::TemplateRoute::resolve(rest)?)
+            }
             _ => return None,
         };
         Some(route)
@@ -67,7 +72,7 @@ impl Route {
 
     /// Whether the route belongs to the open corpus (rate-limited per client IP).
     pub fn is_corpus(&self) -> bool {
-        !matches!(self, Route::Health)
+        !matches!(self, Route::Health | Route::Templates(_))
     }
 
     /// The methods this route answers (besides OPTIONS, which every route answers).
@@ -75,6 +80,7 @@ impl Route {
         match self {
             Route::Context => READ_POST,
             Route::Mcp => MCP,
+            Route::Templates(t) => t.allow(),
             _ => READ,
         }
     }

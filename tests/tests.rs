@@ -15,3 +15,6 @@ mod corpus;
 
 // Grounded context: keys, parameters, body limits, JSON and markdown.
 mod context;
+
+// Report templates as two users: CRUD, filters, errors, voice commands, sanitising.
+mod templates;

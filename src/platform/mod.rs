@@ -8,10 +8,13 @@
 use crate::app::{self, App, Services};
 use crate::auth::StoredKey;
 use crate::config::Config;
+use crate::db::{DbError, Row, SqlValue, Statement};
 use crate::error::ApiError;
 use crate::http::{Method, Request, Response};
 use std::cell::OnceCell;
 use std::rc::Rc;
+use worker::js_sys;
+use worker::wasm_bindgen::{JsCast, JsValue};
 use worker::{event, Context, Env, Headers, MessageBatch};
 
 /// Services backed by the Worker's environment.
@@ -37,6 +40,82 @@ impl Services for WorkerServices {
             .first::<StoredKey>(None)
             .await
             .map_err(unavailable)
+    }
+
+    async fn query(&self, statement: Statement) -> Result<Vec<Row>, DbError> {
+        let db = self.db()?;
+        let result = prepare(&db, &statement)?.all().await.map_err(classify)?;
+        if let Some(error) = result.error() {
+            return Err(classify(worker::Error::RustError(error)));
+        }
+        result.results::<Row>().map_err(classify)
+    }
+
+    async fn batch(&self, statements: Vec<Statement>) -> Result<(), DbError> {
+        let db = self.db()?;
+        let prepared = statements
+            .iter()
+            .map(|s| prepare(&db, s))
+            .collect::<Result<Vec<_>, _>>()?;
+        // D1 runs a batch as one transaction: a failing statement rolls back the others.
+        let results = db.batch(prepared).await.map_err(classify)?;
+        match results.iter().find_map(|r| r.error()) {
+            Some(error) => Err(classify(worker::Error::RustError(error))),
+            None => Ok(()),
+        }
+    }
+
+    fn random_hex(&self, bytes: usize) -> Result<String, ApiError> {
+        // worker 0.8 has no wrapper for crypto.getRandomValues; call it on the global scope.
+        let buffer = js_sys::Uint8Array::new_with_length(bytes as u32);
+        let crypto = js_sys::Reflect::get(&js_sys::global(), &JsValue::from_str("crypto"))
+            .map_err(|_| ApiError::internal("no crypto in the global scope"))?;
+        let get_random_values: js_sys::Function =
+            js_sys::Reflect::get(&crypto, &JsValue::from_str("getRandomValues"))
+                .ok()
+                .and_then(|f| f.dyn_into().ok())
+                .ok_or_else(|| ApiError::internal("no crypto.getRandomValues"))?;
+        get_random_values
+            .call1(&crypto, &buffer)
+            .map_err(|_| ApiError::internal("crypto.getRandomValues failed"))?;
+        Ok(hex::encode(buffer.to_vec()))
+    }
+}
+
+impl WorkerServices {
+    fn db(&self) -> Result<worker::D1Database, DbError> {
+        self.env
+            .d1(DB)
+            .map_err(|e| DbError::Other(format!("D1 binding: {e}")))
+    }
+}
+
+/// Binds a statement's parameters for D1.
+fn prepare(
+    db: &worker::D1Database,
+    statement: &Statement,
+) -> Result<worker::D1PreparedStatement, DbError> {
+    let params: Vec<JsValue> = statement
+        .params
+        .iter()
+        .map(|p| match p {
+            SqlValue::Null => JsValue::NULL,
+            SqlValue::Int(n) => JsValue::from_f64(*n as f64),
+            SqlValue::Text(t) => JsValue::from_str(t),
+        })
+        .collect();
+    db.prepare(&statement.sql).bind(&params).map_err(classify)
+}
+
+/// D1 reports a unique violation only in the error's text (and `all()` uses a different
+/// variant than `run()`), so the text decides. `Display` of a D1 error is a debug dump: it goes
+/// to the log through `DbError::Other`, never to a client.
+fn classify(err: worker::Error) -> DbError {
+    let text = err.to_string();
+    if text.contains("UNIQUE constraint failed") || text.contains("PRIMARY KEY constraint failed") {
+        DbError::Unique
+    } else {
+        DbError::Other(text)
     }
 }
 

@@ -1,0 +1,83 @@
+//! The database vocabulary of the core: SQL values, rows and errors.
+//!
+//! The core writes every SQL statement itself (so the rules live in tested code); the platform
+//! only executes them on D1. A unique-constraint violation is its own error, so a race between
+//! two writers turns into a clean 409, decided by the database's unique index.
+
+use serde_json::{Map, Value};
+
+/// A bound parameter.
+#[derive(Clone, Debug, PartialEq)]
+pub enum SqlValue {
+    Null,
+    Int(i64),
+    Text(String),
+}
+
+impl From<&str> for SqlValue {
+    fn from(s: &str) -> SqlValue {
+        SqlValue::Text(s.to_string())
+    }
+}
+
+impl From<String> for SqlValue {
+    fn from(s: String) -> SqlValue {
+        SqlValue::Text(s)
+    }
+}
+
+impl From<Option<String>> for SqlValue {
+    fn from(s: Option<String>) -> SqlValue {
+        s.map_or(SqlValue::Null, SqlValue::Text)
+    }
+}
+
+impl From<i64> for SqlValue {
+    fn from(n: i64) -> SqlValue {
+        SqlValue::Int(n)
+    }
+}
+
+impl From<bool> for SqlValue {
+    fn from(b: bool) -> SqlValue {
+        SqlValue::Int(i64::from(b))
+    }
+}
+
+/// A statement with its parameters.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Statement {
+    pub sql: String,
+    pub params: Vec<SqlValue>,
+}
+
+impl Statement {
+    /// A statement from SQL and parameters (`?1`, `?2`, ... in the SQL).
+    pub fn new(sql: impl Into<String>, params: Vec<SqlValue>) -> Statement {
+        Statement {
+            sql: sql.into(),
+            params,
+        }
+    }
+}
+
+/// A result row, column name to value.
+pub type Row = Map<String, Value>;
+
+/// Why a statement failed.
+#[derive(Clone, Debug, PartialEq)]
+pub enum DbError {
+    /// A UNIQUE or PRIMARY KEY constraint refused the write.
+    Unique,
+    /// Anything else; the text is for the log only.
+    Other(String),
+}
+
+impl From<DbError> for crate::error::ApiError {
+    fn from(e: DbError) -> crate::error::ApiError {
+        match e {
+            DbError::Unique => crate::error::ApiError::internal("unexpected unique violation"),
+            DbError::Other(cause) => crate::error::ApiError::Unavailable { cause },
+        }
+    }
+}
