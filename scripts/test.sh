@@ -57,7 +57,7 @@ BASE_URL="http://127.0.0.1:$PORT"
 setsid wrangler dev --ip 127.0.0.1 --port "$PORT" --persist-to "$STATE" \
     --show-interactive-dev-session=false \
     --var ENVIRONMENT:test --var CORPUS_RATE_LIMIT:40 --var CORPUS_RATE_WINDOW:600 \
-    --var KEY_RATE_LIMIT:150 --var KEY_RATE_WINDOW:600 </dev/null >"$LOG" 2>&1 &
+    --var KEY_RATE_LIMIT:1500 --var KEY_RATE_WINDOW:600 </dev/null >"$LOG" 2>&1 &
 WRANGLER_PID=$!
 # While the build is broken, requests hang instead of failing: bound each poll and the wait.
 ready=""
@@ -84,10 +84,11 @@ curl -fsS -m 10 "$BASE_URL/api/v1/openapi" -o "$STATE/openapi.json" || die "GET 
 phase_done
 
 phase "test: contract run against the live worker (schemathesis, all checks)"
-# Checks are configured in tests/contract/schemathesis.toml. The key is the test context key.
+# Checks are configured in tests/contract/schemathesis.toml. The key (tests/fixtures/keys.sql)
+# has the context and templates scopes.
 (cd tests/contract && SCHEMATHESIS_HOOKS=hooks "$PY_VENV/bin/schemathesis" --no-color run \
     "$BASE_URL/api/v1/openapi" --url "$BASE_URL" --max-examples 50 --seed 20261122 \
-    -H "Authorization: Bearer rr_testctx1_contextKeyForIntegrationTests1") \
+    -H "Authorization: Bearer rr_contract_contractTestsKeyAllScopes0001") \
     || die "contract tests (schemathesis)"
 phase_done
 

@@ -97,7 +97,7 @@ impl ContextQuery {
                 ));
             }
         }
-        if text.trim().is_empty() && systems.is_empty() {
+        if crate::http::is_blank(&text) && systems.is_empty() {
             return Err(ApiError::bad_param(
                 "q",
                 "give the finding text (q, or text in a POST body) or systems to include",

@@ -268,7 +268,7 @@ impl SystemFilter {
             modality: modality_name,
             family: enum_param(params, "family", &Family::ALL, Family::as_str)?,
             status: enum_param(params, "status", &Status::ALL, Status::as_str)?,
-            q: query_text(params)?.filter(|q| !q.trim().is_empty()),
+            q: query_text(params)?.filter(|q| !crate::http::is_blank(q)),
         })
     }
 
@@ -332,7 +332,7 @@ pub fn systems(request: &Request) -> Result<Response, ApiError> {
 /// `GET /api/v1/search`
 pub fn search(request: &Request) -> Result<Response, ApiError> {
     let q = query_text(request)?.unwrap_or_default();
-    if q.trim().is_empty() {
+    if crate::http::is_blank(&q) {
         return Err(ApiError::bad_param(
             "q",
             "query parameter 'q' is required and must not be empty",

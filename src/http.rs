@@ -170,6 +170,18 @@ impl Response {
     }
 }
 
+/// Whether text holds nothing but ASCII whitespace. Input is judged blank by this one rule
+/// everywhere, the rule the OpenAPI patterns (`\S`) state; other Unicode spaces count as
+/// content.
+pub fn is_blank(text: &str) -> bool {
+    text.bytes().all(|b| b.is_ascii_whitespace())
+}
+
+/// Trims ASCII whitespace (see [`is_blank`]).
+pub fn trim_ascii(text: &str) -> &str {
+    text.trim_matches(|c: char| c.is_ascii_whitespace())
+}
+
 /// Decodes an `application/x-www-form-urlencoded` query string.
 pub fn parse_query(query: &str) -> Vec<(String, String)> {
     query

@@ -51,6 +51,10 @@ fn corpus_get(op: &str, summary: &str, params: Value, body: Value) -> Value {
     })
 }
 
+/// A voice phrase must hold a character other than whitespace, ASCII punctuation and control
+/// characters (see `templates::normalize_voice`).
+const VOICE_PATTERN: &str = "[^\\s!-/:-@\\[-`{-~\\x00-\\x1f\\x7f]";
+
 /// A `limit` query parameter: an integer in range, or empty (meaning the default).
 fn limit_schema(max: u32, default: u32) -> Value {
     json!({
@@ -60,6 +64,36 @@ fn limit_schema(max: u32, default: u32) -> Value {
         ],
         "default": default
     })
+}
+
+/// Responses of a template operation: the success, the errors every one has, and `extra`.
+fn template_responses(status: &str, body: Value, extra: &[&str]) -> Value {
+    let detailed = |description: &str| {
+        json!({ "description": description, "headers": rate_headers(),
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/DetailedError" } } } })
+    };
+    let mut responses = json!({
+        "400": detailed("bad_request: malformed JSON, a body that is not a JSON object, or a Content-Type other than application/json."),
+        "401": { "description": "unauthorized: key missing, malformed, unknown or revoked.",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/DetailedError" } } } },
+        "403": detailed("forbidden: the template belongs to another user, or the key lacks the templates scope."),
+        "429": detailed("rate_limited: too many requests for this key; see Retry-After.")
+    });
+    responses[status] = if body.is_null() {
+        json!({ "description": "Done; no body.", "headers": rate_headers() })
+    } else {
+        json!({ "description": "Success.", "headers": rate_headers(), "content": { "application/json": { "schema": body } } })
+    };
+    for code in extra {
+        let text = match *code {
+            "404" => "not_found: no such template (or no template answers to the command).",
+            "409" => "conflict: a voice command or alias is already one of the caller's (details.field = voice_command, details.existing_template_id).",
+            "413" => "payload_too_large: body over 262144 bytes.",
+            _ => "validation_error: details.field names the offending field or parameter.",
+        };
+        responses[*code] = detailed(text);
+    }
+    responses
 }
 
 fn context_responses(post: bool) -> Value {
@@ -222,6 +256,18 @@ pub fn document() -> Value {
         .map(|o| json!(o))
         .chain([Value::Null])
         .collect();
+    let label = json!({ "type": ["string", "null"], "maxLength": 64 });
+    let voice = json!({ "type": "string", "maxLength": 100, "pattern": VOICE_PATTERN });
+    let template_fields = json!({
+        "name": { "type": "string", "minLength": 1, "maxLength": 100, "pattern": "\\S" },
+        "content": { "type": "string", "minLength": 1, "maxLength": 100000, "pattern": "\\S", "description": "HTML; sanitised on write (an allowlist of formatting elements; no script, style, event handlers or links); what survives is stored." },
+        "exam_type": label, "modality": label, "category": label, "subcategory": label,
+        "tags": { "type": ["array", "null"], "maxItems": 30, "items": { "type": "string", "minLength": 1, "maxLength": 50, "pattern": "\\S" } },
+        "voice_command": { "description": "Primary dictation command, unique among the caller's commands and aliases after normalisation; null or \"\" clears it.",
+            "anyOf": [ { "type": "string", "maxLength": 100, "pattern": VOICE_PATTERN }, { "const": "" }, { "type": "null" } ] },
+        "voice_aliases": { "type": ["array", "null"], "maxItems": 20, "items": voice },
+        "is_favorite": { "type": "boolean" }, "is_public": { "type": "boolean" }
+    });
     let q = |name: &str, description: &str, schema: Value, required: bool| json!({ "name": name, "in": "query", "required": required, "description": description, "schema": schema });
     json!({
         "openapi": "3.1.0",
@@ -233,7 +279,7 @@ pub fn document() -> Value {
             "license": { "name": "Content: paraphrased, cited reference material" }
         },
         "servers": [ { "url": "/" } ],
-        "tags": [ { "name": "corpus", "description": "Open, read-only, CORS *" }, { "name": "service" } ],
+        "tags": [ { "name": "corpus", "description": "Open, read-only, CORS *" }, { "name": "templates", "description": "Per-user report templates; bearer key with the templates scope" }, { "name": "service" } ],
         "paths": {
             "/api/v1/health": {
                 "get": {
@@ -366,6 +412,78 @@ pub fn document() -> Value {
                     }
                 }
             },
+            "/api/v1/templates": {
+                "get": {
+                    "operationId": "listTemplates", "tags": ["templates"],
+                    "summary": "The caller's report templates (or every public one with scope=public)",
+                    "security": [ { "bearerAuth": [] }, { "apiKeyHeader": [] } ],
+                    "parameters": [
+                        q("limit", "Page size, 1 to 100.", json!({ "anyOf": [ { "type": "integer", "minimum": 1, "maximum": 100 }, { "type": "string", "maxLength": 0 } ], "default": 50 }), false),
+                        q("offset", "Items to skip.", json!({ "anyOf": [ { "type": "integer", "minimum": 0, "maximum": 1000000 }, { "type": "string", "maxLength": 0 } ], "default": 0 }), false),
+                        q("exam_type", "Filter (case-insensitive).", json!({ "type": "string" }), false),
+                        q("modality", "Filter by DICOM modality (case-insensitive).", json!({ "type": "string" }), false),
+                        q("category", "Filter (case-insensitive).", json!({ "type": "string" }), false),
+                        q("tags", "Comma-separated tags; all must match (case-insensitive).", json!({ "type": "string" }), false),
+                        q("search", "Case-insensitive substring of name or content_text.", json!({ "type": "string" }), false),
+                        q("favorites_only", "Only favourites.", json!({ "type": "boolean", "default": false }), false),
+                        q("sort", "Sort key.", json!({ "type": "string", "enum": ["usage_count", "name", "created_at", "updated_at"], "default": "usage_count" }), false),
+                        q("order", "Sort order.", json!({ "type": "string", "enum": ["asc", "desc"], "default": "desc" }), false),
+                        q("scope", "mine (default): the caller's templates; public: every public template.", json!({ "type": "string", "enum": ["mine", "public"], "default": "mine" }), false)
+                    ],
+                    "responses": template_responses("200", json!({
+                        "type": "object", "required": ["data", "meta"],
+                        "properties": {
+                            "data": { "type": "array", "items": { "$ref": "#/components/schemas/Template" } },
+                            "meta": { "type": "object", "required": ["total", "limit", "offset", "has_more"],
+                                "properties": { "total": { "type": "integer" }, "limit": { "type": "integer" }, "offset": { "type": "integer" }, "has_more": { "type": "boolean" } } }
+                        }
+                    }), &["422"])
+                },
+                "post": {
+                    "operationId": "createTemplate", "tags": ["templates"],
+                    "summary": "Create a template (201, usage_count 0)",
+                    "security": [ { "bearerAuth": [] }, { "apiKeyHeader": [] } ],
+                    "requestBody": { "required": true, "content": { "application/json": { "schema": { "$ref": "#/components/schemas/TemplateCreate" },
+                        "example": { "name": "CT chest routine", "content": "<h2>FINDINGS</h2><p>Lungs: clear.</p>", "modality": "CT", "tags": ["chest"], "voice_command": "normal chest" } } } },
+                    "responses": template_responses("201", json!({ "type": "object", "required": ["data"], "properties": { "data": { "$ref": "#/components/schemas/Template" } } }), &["409", "413", "422"])
+                }
+            },
+            "/api/v1/templates/voice": {
+                "get": {
+                    "operationId": "resolveVoiceCommand", "tags": ["templates"],
+                    "summary": "The caller's template answering to a spoken command (normalised; voice_command or alias)",
+                    "security": [ { "bearerAuth": [] }, { "apiKeyHeader": [] } ],
+                    "parameters": [ q("command", "The spoken phrase.", json!({ "type": "string", "minLength": 1, "pattern": VOICE_PATTERN }), true) ],
+                    "responses": template_responses("200", json!({ "type": "object", "required": ["data"], "properties": { "data": { "$ref": "#/components/schemas/Template" } } }), &["404", "422"])
+                }
+            },
+            "/api/v1/templates/{id}": {
+                "parameters": [ { "name": "id", "in": "path", "required": true, "schema": { "type": "string" }, "description": "The template id (tpl_...)." } ],
+                "get": {
+                    "operationId": "getTemplate", "tags": ["templates"], "summary": "One template: the caller's, or another user's public one",
+                    "security": [ { "bearerAuth": [] }, { "apiKeyHeader": [] } ],
+                    "responses": template_responses("200", json!({ "type": "object", "required": ["data"], "properties": { "data": { "$ref": "#/components/schemas/Template" } } }), &["404"])
+                },
+                "put": {
+                    "operationId": "updateTemplate", "tags": ["templates"], "summary": "Partial update: only the supplied fields change",
+                    "security": [ { "bearerAuth": [] }, { "apiKeyHeader": [] } ],
+                    "requestBody": { "required": true, "content": { "application/json": { "schema": { "$ref": "#/components/schemas/TemplateUpdate" } } } },
+                    "responses": template_responses("200", json!({ "type": "object", "required": ["data"], "properties": { "data": { "$ref": "#/components/schemas/Template" } } }), &["404", "409", "413", "422"])
+                },
+                "delete": {
+                    "operationId": "deleteTemplate", "tags": ["templates"], "summary": "Permanent delete",
+                    "security": [ { "bearerAuth": [] }, { "apiKeyHeader": [] } ],
+                    "responses": template_responses("204", Value::Null, &["404"])
+                }
+            },
+            "/api/v1/templates/{id}/use": {
+                "parameters": [ { "name": "id", "in": "path", "required": true, "schema": { "type": "string" } } ],
+                "post": {
+                    "operationId": "useTemplate", "tags": ["templates"], "summary": "Record a use: usage_count + 1, last_used_at now",
+                    "security": [ { "bearerAuth": [] }, { "apiKeyHeader": [] } ],
+                    "responses": template_responses("200", json!({ "type": "object", "required": ["data"], "properties": { "data": { "$ref": "#/components/schemas/Template" } } }), &["404"])
+                }
+            },
             "/llms.txt": {
                 "get": { "operationId": "getLlmsTxt", "tags": ["corpus"], "summary": "Discovery file for agents (llms.txt convention)",
                     "responses": { "200": { "description": "Markdown text.", "content": { "text/plain": { "schema": { "type": "string" } } } },
@@ -406,6 +524,42 @@ pub fn document() -> Value {
                     }
                 },
                 "Error": { "type": "object", "required": ["error"], "properties": { "error": { "type": "string" } } },
+                "DetailedError": {
+                    "type": "object", "required": ["error"],
+                    "properties": { "error": { "type": "object", "required": ["code", "message", "details"],
+                        "properties": {
+                            "code": { "type": "string", "enum": ["bad_request", "unauthorized", "forbidden", "not_found", "method_not_allowed", "conflict", "payload_too_large", "validation_error", "rate_limited", "internal_error", "unavailable"] },
+                            "message": { "type": "string" },
+                            "details": { "type": "object", "properties": { "field": { "type": "string" }, "existing_template_id": { "type": "string" } } }
+                        } } }
+                },
+                "Template": {
+                    "type": "object",
+                    "required": ["id", "name", "content", "content_text", "tags", "voice_aliases", "is_favorite", "is_public", "usage_count", "created_by", "created_at", "updated_at"],
+                    "properties": {
+                        "id": { "type": "string" }, "name": { "type": "string" },
+                        "content": { "type": "string", "description": "Sanitised HTML." },
+                        "content_text": { "type": "string", "description": "Plain text derived from content; not writable." },
+                        "exam_type": { "type": ["string", "null"] }, "modality": { "type": ["string", "null"] },
+                        "category": { "type": ["string", "null"] }, "subcategory": { "type": ["string", "null"] },
+                        "tags": { "type": "array", "items": { "type": "string" } },
+                        "voice_command": { "type": ["string", "null"] },
+                        "voice_aliases": { "type": "array", "items": { "type": "string" } },
+                        "is_favorite": { "type": "boolean" }, "is_public": { "type": "boolean" },
+                        "usage_count": { "type": "integer" }, "last_used_at": { "type": ["string", "null"] },
+                        "created_by": { "type": "string" }, "created_at": { "type": "string" }, "updated_at": { "type": "string" }
+                    }
+                },
+                "TemplateCreate": {
+                    "type": "object", "additionalProperties": false, "required": ["name", "content"],
+                    "description": "Read-only fields (id, content_text, usage_count, last_used_at, created_by, created_at, updated_at) and unknown fields are refused with 422.",
+                    "properties": template_fields.clone()
+                },
+                "TemplateUpdate": {
+                    "type": "object", "additionalProperties": false,
+                    "description": "Any subset of the writable fields; only those change.",
+                    "properties": template_fields
+                },
                 "JsonRpcMessage": {
                     "type": "object",
                     "required": ["jsonrpc", "method"],
@@ -461,6 +615,7 @@ mod tests {
         let paths = doc["paths"].as_object().unwrap();
         for path in paths.keys() {
             let concrete = path.replace("{id}", "fleischner-2017");
+            let concrete = concrete.replace("/templates/fleischner-2017", "/templates/tpl_x");
             assert!(
                 crate::router::Route::resolve(&concrete).is_some(),
                 "{path} is documented but not routed"
@@ -477,6 +632,10 @@ mod tests {
             "/api/v1/context",
             "/api/v1/openapi",
             "/mcp",
+            "/api/v1/templates",
+            "/api/v1/templates/voice",
+            "/api/v1/templates/{id}",
+            "/api/v1/templates/{id}/use",
             "/feed/changes.xml",
             "/llms.txt",
         ] {

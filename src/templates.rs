@@ -72,16 +72,18 @@ pub enum TemplateRoute {
     Use(String),
 }
 
-/// Normalises a spoken phrase: case folded, punctuation dropped, spaces collapsed, so
-/// "Normal Chest!" and "normal  chest" are the same command.
+/// Normalises a spoken phrase: case folded, ASCII punctuation and control characters turned
+/// into spaces, spaces collapsed, so "Normal Chest-X-ray!" and "normal chest x ray" are the
+/// same command. Letters of every script are kept. (The OpenAPI pattern of voice phrases
+/// states the same rule: at least one character that is none of these.)
 pub fn normalize_voice(phrase: &str) -> String {
     phrase
         .chars()
         .map(|c| {
-            if c.is_alphanumeric() {
-                c.to_lowercase().next().unwrap_or(c)
-            } else {
+            if c.is_whitespace() || c.is_ascii_punctuation() || c.is_control() {
                 ' '
+            } else {
+                c.to_lowercase().next().unwrap_or(c)
             }
         })
         .collect::<String>()
@@ -266,7 +268,7 @@ fn string_field(
         None => Ok(None),
         Some(Value::Null) => Ok(Some(None)),
         Some(Value::String(s)) => {
-            let s = s.trim();
+            let s = crate::http::trim_ascii(s);
             if s.chars().count() > max_chars {
                 return Err(ApiError::validation(
                     key,
@@ -300,7 +302,10 @@ fn list_field(
             }
             let mut out: Vec<String> = Vec::new();
             for item in items {
-                let s = item.as_str().map(str::trim).unwrap_or_default();
+                let s = item
+                    .as_str()
+                    .map(crate::http::trim_ascii)
+                    .unwrap_or_default();
                 if s.is_empty() || s.chars().count() > max_chars {
                     return Err(ApiError::validation(
                         key,
@@ -358,13 +363,14 @@ fn apply(
                     format!("'content' is larger than {MAX_CONTENT_BYTES} bytes"),
                 ));
             }
-            let clean = html::sanitize(content);
-            if clean.trim().is_empty() {
+            if crate::http::is_blank(content) {
                 return Err(ApiError::validation(
                     "content",
                     "'content' must not be empty",
                 ));
             }
+            // What survives sanitising is stored, even when nothing safe remains.
+            let clean = html::sanitize(content);
             template.content_text = html::to_text(&clean);
             template.content = clean;
         }
@@ -395,7 +401,7 @@ fn apply(
         {
             return Err(ApiError::validation(
                 "voice_command",
-                "'voice_command' needs at least one letter or digit",
+                "'voice_command' needs a character other than spaces and punctuation",
             ));
         }
         template.voice_command = command;
@@ -404,7 +410,7 @@ fn apply(
         if aliases.iter().any(|a| normalize_voice(a).is_empty()) {
             return Err(ApiError::validation(
                 "voice_aliases",
-                "each voice alias needs at least one letter or digit",
+                "each voice alias needs a character other than spaces and punctuation",
             ));
         }
         template.voice_aliases = aliases;
@@ -873,6 +879,7 @@ mod tests {
             "ct abdomen w contrast"
         );
         assert_eq!(normalize_voice("!!!"), "");
+        assert_eq!(normalize_voice("Thorax Übersicht"), "thorax übersicht");
     }
 
     #[test]
@@ -932,14 +939,7 @@ mod tests {
             "is_public"
         );
         assert_eq!(
-            field_of(
-                apply(
-                    &mut t,
-                    &body(r#"{"name":"x","content":"<script>x</script>"}"#),
-                    true
-                )
-                .unwrap_err()
-            ),
+            field_of(apply(&mut t, &body(r#"{"name":"x","content":"  "}"#), true).unwrap_err()),
             "content"
         );
         assert_eq!(

@@ -309,8 +309,15 @@ fn repeat_with_if_none_match_is_304() {
 fn rate_limit_answers_429_with_headers() {
     // `make test` runs the worker with CORPUS_RATE_LIMIT=40.
     let ip = [("CF-Connecting-IP", "203.0.113.77")];
-    let first = send("GET", "/api/v1/organs", &ip, None);
+    let mut first = send("GET", "/api/v1/organs", &ip, None);
     assert_eq!(first.status, 200);
+    // Windows are fixed: when this one is about to end, start in the next so it cannot reset
+    // half-way through the loop.
+    let reset: u64 = first.header("x-ratelimit-reset").unwrap().parse().unwrap();
+    if reset < 30 {
+        std::thread::sleep(std::time::Duration::from_secs(reset + 1));
+        first = send("GET", "/api/v1/organs", &ip, None);
+    }
     let limit: u32 = first.header("x-ratelimit-limit").unwrap().parse().unwrap();
     let remaining: u32 = first
         .header("x-ratelimit-remaining")
