@@ -33,29 +33,15 @@ phase_done
 
 phase "bench: start wrangler dev"
 STATE=$(mktemp -d "${TMPDIR:-/tmp}/radref-bench.XXXXXX")
-WRANGLER_PID=""
 cleanup() {
-    if [ -n "$WRANGLER_PID" ] && kill -0 "$WRANGLER_PID" 2>/dev/null; then
-        kill -TERM -- "-$WRANGLER_PID" 2>/dev/null || true
-        sleep 1
-        kill -KILL -- "-$WRANGLER_PID" 2>/dev/null || true
-    fi
+    stop_worker
     rm -rf "$STATE"
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
-PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-BASE="http://127.0.0.1:$PORT"
 # The rate limit is raised so the benchmark measures the routes, not 429s.
-setsid wrangler dev --ip 127.0.0.1 --port "$PORT" --persist-to "$STATE" \
-    --show-interactive-dev-session=false --var ENVIRONMENT:bench \
-    --var CORPUS_RATE_LIMIT:1000000 </dev/null >"$STATE/wrangler.log" 2>&1 &
-WRANGLER_PID=$!
-for _ in $(seq 1 180); do
-    curl -fsS -m 2 "$BASE/api/v1/health" >/dev/null 2>&1 && break
-    sleep 1
-done
-curl -fsS -m 2 "$BASE/api/v1/health" >/dev/null || { cat "$STATE/wrangler.log"; die "wrangler dev did not start"; }
+start_worker "$STATE" --var ENVIRONMENT:bench --var CORPUS_RATE_LIMIT:1000000
+BASE="$BASE_URL"
 phase_done
 
 phase "bench: HTTP (wrk -t2 -c$CONNECTIONS -d$DURATION, one run, same worker)"

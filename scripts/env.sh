@@ -33,3 +33,37 @@ die() {
     printf '\nFAILED: %s\n' "$*" >&2
     exit 1
 }
+
+# A throw-away worker for tests and benchmarks.
+#   start_worker STATE_DIR [--var NAME:VALUE ...]
+# runs `wrangler dev` on a free loopback port in its own process group, persisting into
+# STATE_DIR, and waits until it answers; sets BASE_URL and WORKER_PID, logs to
+# STATE_DIR/wrangler.log. stop_worker ends the whole group; call it from an EXIT trap.
+WORKER_PID=""
+start_worker() {
+    local state="$1"; shift
+    local port
+    port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+    BASE_URL="http://127.0.0.1:$port"
+    setsid wrangler dev --ip 127.0.0.1 --port "$port" --persist-to "$state" \
+        --show-interactive-dev-session=false "$@" </dev/null >"$state/wrangler.log" 2>&1 &
+    WORKER_PID=$!
+    # While the build is broken, requests hang instead of failing: bound each poll and the wait.
+    for _ in $(seq 1 180); do
+        if curl -fsS -m 2 "$BASE_URL/api/v1/health" >/dev/null 2>&1; then
+            echo "worker answering on $BASE_URL"
+            return 0
+        fi
+        kill -0 "$WORKER_PID" 2>/dev/null || break
+        sleep 1
+    done
+    echo "--- wrangler dev log ---"; cat "$state/wrangler.log"
+    die "wrangler dev did not answer on $BASE_URL"
+}
+stop_worker() {
+    if [ -n "$WORKER_PID" ] && kill -0 "$WORKER_PID" 2>/dev/null; then
+        kill -TERM -- "-$WORKER_PID" 2>/dev/null || true
+        sleep 1
+        kill -KILL -- "-$WORKER_PID" 2>/dev/null || true
+    fi
+}

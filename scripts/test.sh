@@ -32,13 +32,8 @@ phase_done
 phase "test: fresh local D1 state and migrations"
 STATE=$(mktemp -d "${TMPDIR:-/tmp}/radref-test.XXXXXX")
 LOG="$STATE/wrangler.log"
-WRANGLER_PID=""
 cleanup() {
-    if [ -n "$WRANGLER_PID" ] && kill -0 "$WRANGLER_PID" 2>/dev/null; then
-        kill -TERM -- "-$WRANGLER_PID" 2>/dev/null || true
-        sleep 1
-        kill -KILL -- "-$WRANGLER_PID" 2>/dev/null || true
-    fi
+    stop_worker
     rm -rf "$STATE"
 }
 trap cleanup EXIT
@@ -52,25 +47,10 @@ echo "test keys loaded (tests/fixtures/keys.sql)"
 phase_done
 
 phase "test: start wrangler dev"
-PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-BASE_URL="http://127.0.0.1:$PORT"
-setsid wrangler dev --ip 127.0.0.1 --port "$PORT" --persist-to "$STATE" \
-    --show-interactive-dev-session=false \
-    --var ENVIRONMENT:test --var CORPUS_RATE_LIMIT:40 --var CORPUS_RATE_WINDOW:600 \
-    --var KEY_RATE_LIMIT:1500 --var KEY_RATE_WINDOW:600 </dev/null >"$LOG" 2>&1 &
-WRANGLER_PID=$!
-# While the build is broken, requests hang instead of failing: bound each poll and the wait.
-ready=""
-for _ in $(seq 1 180); do
-    if curl -fsS -m 2 "$BASE_URL/api/v1/health" >/dev/null 2>&1; then ready=yes; break; fi
-    kill -0 "$WRANGLER_PID" 2>/dev/null || break
-    sleep 1
-done
-if [ -z "$ready" ]; then
-    echo "--- wrangler dev log ---"; cat "$LOG"
-    die "wrangler dev did not answer on $BASE_URL"
-fi
-echo "worker answering on $BASE_URL"
+# Low limits so the 429 paths are testable (the tests give each client its own address).
+start_worker "$STATE" --var ENVIRONMENT:test \
+    --var CORPUS_RATE_LIMIT:40 --var CORPUS_RATE_WINDOW:600 \
+    --var KEY_RATE_LIMIT:1500 --var KEY_RATE_WINDOW:600
 phase_done
 
 phase "test: integration tests over HTTP (cargo test --test integration)"

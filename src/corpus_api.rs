@@ -437,14 +437,7 @@ pub async fn context<S: crate::app::Services>(
     use crate::context::{self as ctx, ContextBody, ContextQuery, Format};
     crate::auth::authenticate(services, request, crate::auth::Scope::Context).await?;
     let query = if request.method == crate::http::Method::Post {
-        let content_type = request.header("content-type").unwrap_or_default();
-        if !content_type
-            .split(';')
-            .next()
-            .unwrap_or_default()
-            .trim()
-            .eq_ignore_ascii_case("application/json")
-        {
+        if !request.is_json() {
             return Err(ApiError::bad_request(
                 "the body must be JSON, sent with 'Content-Type: application/json'",
             ));

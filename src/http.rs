@@ -108,6 +108,17 @@ impl Request {
             .map(|(_, v)| v.as_str())
     }
 
+    /// Whether the body is declared as JSON (`Content-Type: application/json`, any parameters).
+    pub fn is_json(&self) -> bool {
+        self.header("content-type")
+            .unwrap_or_default()
+            .split(';')
+            .next()
+            .unwrap_or_default()
+            .trim()
+            .eq_ignore_ascii_case("application/json")
+    }
+
     /// The decoded query parameters, in order. `+` decodes to a space, as forms send it.
     pub fn query_pairs(&self) -> Vec<(String, String)> {
         parse_query(&self.query)
@@ -248,6 +259,16 @@ mod tests {
         assert_eq!(percent_decode("100%"), "100%");
         assert_eq!(percent_decode("%zz"), "%zz");
         assert_eq!(percent_decode("%C3%A9"), "é");
+    }
+
+    #[test]
+    fn json_content_type_is_recognised_with_parameters() {
+        let r = |ct: &str| Request::new(Method::Post, "/").with_header("Content-Type", ct);
+        assert!(r("application/json").is_json());
+        assert!(r("Application/JSON; charset=utf-8").is_json());
+        assert!(!r("text/plain").is_json());
+        assert!(!r("application/jsonp").is_json());
+        assert!(!Request::new(Method::Post, "/").is_json());
     }
 
     #[test]

@@ -40,14 +40,7 @@ pub fn handle(request: &Request) -> Response {
             );
         }
     }
-    let content_type = request.header("content-type").unwrap_or_default();
-    if !content_type
-        .split(';')
-        .next()
-        .unwrap_or_default()
-        .trim()
-        .eq_ignore_ascii_case("application/json")
-    {
+    if !request.is_json() {
         return http_error(
             415,
             None,

@@ -220,14 +220,7 @@ impl Template {
 /// Reads the JSON object of a create or update body. Malformed JSON or another content type
 /// is 400; a field the client may not write (unknown or read-only) is 422 naming it.
 fn read_body(request: &Request) -> Result<Map<String, Value>, ApiError> {
-    let content_type = request.header("content-type").unwrap_or_default();
-    if !content_type
-        .split(';')
-        .next()
-        .unwrap_or_default()
-        .trim()
-        .eq_ignore_ascii_case("application/json")
-    {
+    if !request.is_json() {
         return Err(ApiError::bad_request(
             "the body must be JSON, sent with 'Content-Type: application/json'",
         ));
