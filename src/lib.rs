@@ -27,6 +27,7 @@ pub mod ratelimit;
 pub mod router;
 pub mod search;
 pub mod templates;
+pub mod webhooks;
 
 #[cfg(target_arch = "wasm32")]
 mod platform;
