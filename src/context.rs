@@ -60,9 +60,19 @@ pub struct ContextBody {
     pub text: Option<String>,
     pub systems: Option<Vec<String>>,
     pub organ: Option<String>,
-    pub limit: Option<i64>,
+    /// A JSON number; 4 and 4.0 are the same integer, as JSON Schema has it.
+    pub limit: Option<serde_json::Number>,
     pub format: Option<String>,
     pub verified: Option<bool>,
+}
+
+/// A JSON number as an integer, when it is one (4 or 4.0; not 4.5).
+pub fn integral(n: &serde_json::Number) -> Option<i64> {
+    n.as_i64().or_else(|| {
+        n.as_f64()
+            .filter(|f| f.fract() == 0.0 && f.abs() < 9.0e15)
+            .map(|f| f as i64)
+    })
 }
 
 impl ContextQuery {
@@ -96,12 +106,6 @@ impl ContextQuery {
                     format!("unknown system '{slug}'; closest: {}", closest.join(", ")),
                 ));
             }
-        }
-        if crate::http::is_blank(&text) && systems.is_empty() {
-            return Err(ApiError::bad_param(
-                "q",
-                "give the finding text (q, or text in a POST body) or systems to include",
-            ));
         }
         let organ = match organ
             .map(|o| o.trim().to_lowercase())
@@ -1206,7 +1210,7 @@ pub fn to_json(query: &ContextQuery) -> Value {
         }
         systems.push(entry);
     }
-    json!({
+    let mut out = json!({
         "notice": NOTICE,
         "query": {
             "text": query.text,
@@ -1223,7 +1227,13 @@ pub fn to_json(query: &ContextQuery) -> Value {
             "cues": finding.cues,
         },
         "systems": systems,
-    })
+    });
+    if crate::http::is_blank(&query.text) && query.systems.is_empty() {
+        out["note"] = json!(
+            "nothing to ground: give the finding text (q, or text in a POST body) or systems to include"
+        );
+    }
+    out
 }
 
 fn collect_citations(v: &Value, out: &mut Vec<String>) {
@@ -1458,7 +1468,6 @@ mod tests {
             assert_eq!(e.status(), 400);
             assert!(matches!(e, ApiError::BadRequest { field: Some(ref f), .. } if f == field));
         };
-        bad(ContextQuery::new(None, None, None, None, None, None), "q");
         bad(
             ContextQuery::new(Some("x".into()), None, None, Some(9), None, None),
             "limit",
@@ -1533,6 +1542,24 @@ mod tests {
             assert!(def[key].is_string(), "{key}");
         }
         assert!(!first["references"].as_object().unwrap().is_empty());
+    }
+
+    #[test]
+    fn integral_json_numbers_are_integers() {
+        let n = |v: serde_json::Value| v.as_number().cloned().unwrap();
+        assert_eq!(integral(&n(json!(4))), Some(4));
+        assert_eq!(integral(&n(json!(4.0))), Some(4));
+        assert_eq!(integral(&n(json!(4.5))), None);
+        assert_eq!(integral(&n(json!(-2))), Some(-2));
+    }
+
+    #[test]
+    fn an_empty_request_grounds_nothing_and_says_why() {
+        let empty = ContextQuery::new(None, None, None, None, None, None).unwrap();
+        let json = to_json(&empty);
+        assert_eq!(json["systems"], json!([]));
+        assert!(json["note"].as_str().unwrap().contains("nothing to ground"));
+        assert!(to_markdown(&empty).contains("No system in the corpus matched"));
     }
 
     #[test]

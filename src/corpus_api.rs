@@ -86,7 +86,9 @@ impl Params for serde_json::Map<String, serde_json::Value> {
         match self.get(name) {
             None | Some(Value::Null) => Ok(None),
             Some(Value::String(s)) => Ok(Some(s.clone()).filter(|s| !s.is_empty())),
-            Some(Value::Number(n)) => Ok(Some(n.to_string())),
+            Some(Value::Number(n)) => Ok(Some(
+                crate::context::integral(n).map_or_else(|| n.to_string(), |i| i.to_string()),
+            )),
             Some(Value::Bool(b)) => Ok(Some(b.to_string())),
             Some(_) => Err(ApiError::bad_param(
                 name,
@@ -449,11 +451,23 @@ pub async fn context<S: crate::app::Services>(
         }
         let body: ContextBody = serde_json::from_slice(&request.body)
             .map_err(|e| ApiError::bad_request(format!("invalid JSON body: {e}")))?;
+        let limit = match &body.limit {
+            None => None,
+            Some(n) => Some(ctx::integral(n).ok_or_else(|| {
+                ApiError::bad_param(
+                    "limit",
+                    format!(
+                        "'limit' must be an integer from 1 to {}; got {n}",
+                        ctx::MAX_LIMIT
+                    ),
+                )
+            })?),
+        };
         ContextQuery::new(
             body.text,
             body.systems,
             body.organ,
-            body.limit,
+            limit,
             body.format,
             body.verified,
         )?

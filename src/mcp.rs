@@ -390,9 +390,13 @@ fn run(name: &str, args: &Map<String, Value>) -> Result<(Value, Option<String>),
             };
             let limit = match args.get("limit") {
                 None | Some(Value::Null) => None,
-                Some(v) => Some(v.as_i64().ok_or_else(|| {
-                    ApiError::bad_param("limit", "'limit' must be an integer from 1 to 8")
-                })?),
+                Some(v) => Some(
+                    v.as_number()
+                        .and_then(crate::context::integral)
+                        .ok_or_else(|| {
+                            ApiError::bad_param("limit", "'limit' must be an integer from 1 to 8")
+                        })?,
+                ),
             };
             let verified = match args.get("verified") {
                 None | Some(Value::Null) => None,

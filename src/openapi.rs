@@ -332,7 +332,7 @@ pub fn document() -> Value {
                 "get": {
                     "operationId": "getGroundedContext", "tags": ["corpus"],
                     "summary": "Grounded, cited context for a finding (key required)",
-                    "description": "The most relevant systems for a finding, with their cited criteria, outcomes, management and risk, as JSON or as a markdown block for an AI assistant. Give q, systems, or both. With verified=true (default) only current systems and verified lines are included, and each system says how many draft lines were withheld.",
+                    "description": "The most relevant systems for a finding, with their cited criteria, outcomes, management and risk, as JSON or as a markdown block for an AI assistant. Give q, systems, or both; with neither, nothing is grounded (an empty systems list and a note). With verified=true (default) only current systems and verified lines are included, and each system says how many draft lines were withheld.",
                     "security": [ { "bearerAuth": [] }, { "apiKeyHeader": [] } ],
                     "parameters": [
                         q("q", "Finding text or query to ground against (up to 1000 characters; POST takes longer text).", json!({ "type": "string", "maxLength": 1000 }), false),
@@ -352,7 +352,7 @@ pub fn document() -> Value {
                     "security": [ { "bearerAuth": [] }, { "apiKeyHeader": [] } ],
                     "requestBody": { "required": true, "content": { "application/json": { "schema": {
                         "type": "object", "additionalProperties": false,
-                        "description": "Every field is optional; null means the same as leaving it out. Give text, systems, or both.",
+                        "description": "Every field is optional; null means the same as leaving it out. Give text, systems, or both; with neither, nothing is grounded.",
                         "properties": {
                             "text": { "type": ["string", "null"], "maxLength": 8000 },
                             "systems": { "type": ["array", "null"], "items": { "type": "string", "enum": slugs } },
@@ -504,6 +504,7 @@ pub fn document() -> Value {
                         "notice": { "type": "string" },
                         "query": { "type": "object" },
                         "finding": { "type": "object", "description": "What was read from the text: organs, modalities, sizes_mm, age_years, cues." },
+                        "note": { "type": "string", "description": "Present when nothing was asked for." },
                         "systems": { "type": "array", "items": {
                             "type": "object",
                             "required": ["slug", "name", "family", "status", "why", "scope", "decision_units", "outcomes", "missing_inputs", "references", "withheld_draft_lines"],

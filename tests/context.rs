@@ -127,7 +127,6 @@ fn bad_requests_name_the_parameter() {
     let auth = [("X-API-Key", CONTEXT_KEY)];
     let long_q = format!("/api/v1/context?q={}", "a".repeat(1_001));
     for (path, param) in [
-        ("/api/v1/context", "q"),
         ("/api/v1/context?q=nodule&limit=9", "limit"),
         ("/api/v1/context?q=nodule&limit=0", "limit"),
         ("/api/v1/context?q=nodule&limit=two", "limit"),
@@ -142,6 +141,20 @@ fn bad_requests_name_the_parameter() {
         let msg = reply.json()["error"].as_str().unwrap().to_string();
         assert!(msg.contains(param), "{path}: {msg}");
     }
+}
+
+#[test]
+fn an_empty_request_grounds_nothing() {
+    let reply = send(
+        "GET",
+        "/api/v1/context",
+        &[("X-API-Key", CONTEXT_KEY)],
+        None,
+    );
+    assert_eq!(reply.status, 200);
+    let body = reply.json();
+    assert_eq!(body["systems"], serde_json::json!([]));
+    assert!(body["note"].as_str().unwrap().contains("nothing to ground"));
 }
 
 #[test]
