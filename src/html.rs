@@ -137,6 +137,27 @@ fn tokenize(input: &str) -> Vec<Token> {
     tokens
 }
 
+/// The tokens a reader would see: elements of [`DROPPED_WITH_CONTENT`] vanish with everything
+/// inside them.
+fn visible(input: &str) -> impl Iterator<Item = Token> {
+    let mut skipping: Option<String> = None;
+    tokenize(input).into_iter().filter(move |token| {
+        if let Some(until) = &skipping {
+            if matches!(token, Token::Close(name) if name == until) {
+                skipping = None;
+            }
+            return false;
+        }
+        if let Token::Open { name, .. } = token {
+            if DROPPED_WITH_CONTENT.contains(&name.as_str()) {
+                skipping = Some(name.clone());
+                return false;
+            }
+        }
+        true
+    })
+}
+
 /// The offset of the `>` that ends a tag, skipping quoted attribute values.
 fn tag_end(s: &str) -> Option<usize> {
     let mut quote: Option<char> = None;
@@ -259,20 +280,11 @@ pub fn decode_entities(s: &str) -> String {
 pub fn sanitize(input: &str) -> String {
     let mut out = String::with_capacity(input.len());
     let mut open: Vec<String> = Vec::new();
-    let mut skipping: Option<String> = None;
-    for token in tokenize(input) {
-        if let Some(until) = &skipping {
-            if token == Token::Close(until.clone()) {
-                skipping = None;
-            }
-            continue;
-        }
+    for token in visible(input) {
         match token {
             Token::Text(t) => out.push_str(&escape(&decode_entities(&t))),
             Token::Open { name, attrs } => {
-                if DROPPED_WITH_CONTENT.contains(&name.as_str()) {
-                    skipping = Some(name);
-                } else if ALLOWED.contains(&name.as_str()) {
+                if ALLOWED.contains(&name.as_str()) {
                     out.push('<');
                     out.push_str(&name);
                     if name == "td" || name == "th" {
@@ -312,19 +324,9 @@ pub fn sanitize(input: &str) -> String {
 /// decoded, runs of spaces collapsed and empty lines removed.
 pub fn to_text(html: &str) -> String {
     let mut raw = String::new();
-    let mut skipping: Option<String> = None;
-    for token in tokenize(html) {
-        if let Some(until) = &skipping {
-            if token == Token::Close(until.clone()) {
-                skipping = None;
-            }
-            continue;
-        }
+    for token in visible(html) {
         match token {
             Token::Text(t) => raw.push_str(&decode_entities(&t)),
-            Token::Open { name, .. } if DROPPED_WITH_CONTENT.contains(&name.as_str()) => {
-                skipping = Some(name)
-            }
             Token::Open { name, .. } | Token::Close(name) => {
                 if BLOCK.contains(&name.as_str()) {
                     raw.push('\n');
