@@ -51,8 +51,8 @@ fn corpus_get(op: &str, summary: &str, params: Value, body: Value) -> Value {
     })
 }
 
-/// A voice phrase must hold a character other than whitespace, ASCII punctuation and control
-/// characters (see `templates::normalize_voice`).
+/// A voice phrase must hold a character other than ASCII whitespace, ASCII punctuation and
+/// ASCII control characters (see `templates::normalize_voice`).
 const VOICE_PATTERN: &str = "[^\\s!-/:-@\\[-`{-~\\x00-\\x1f\\x7f]";
 
 /// A `limit` query parameter: an integer in range, or empty (meaning the default).
@@ -88,7 +88,7 @@ fn template_responses(status: &str, body: Value, extra: &[&str]) -> Value {
         let text = match *code {
             "404" => "not_found: no such template (or no template answers to the command).",
             "409" => "conflict: a voice command or alias is already one of the caller's (details.field = voice_command, details.existing_template_id).",
-            "413" => "payload_too_large: body over 262144 bytes.",
+            "413" => "payload_too_large: body over 2097152 bytes.",
             _ => "validation_error: details.field names the offending field or parameter.",
         };
         responses[*code] = detailed(text);
@@ -406,7 +406,7 @@ pub fn document() -> Value {
                             "content": { "application/json": { "schema": { "oneOf": [ { "type": "object" }, { "type": "array", "items": { "type": "object" } } ] } } } },
                         "202": { "description": "Only notifications or responses were sent: accepted, no body." },
                         "400": { "description": "Malformed JSON or JSON-RPC message, or unsupported MCP-Protocol-Version.", "content": { "application/json": { "schema": { "type": "object", "required": ["jsonrpc", "error"] } } } },
-                        "413": { "description": "Message larger than 65536 bytes.", "content": { "application/json": { "schema": { "type": "object" } } } },
+                        "413": { "description": "Message larger than 262144 bytes.", "content": { "application/json": { "schema": { "type": "object" } } } },
                         "415": { "description": "Content-Type is not application/json.", "content": { "application/json": { "schema": { "type": "object" } } } },
                         "429": { "$ref": "#/components/responses/RateLimited" }
                     }

@@ -16,8 +16,8 @@ use serde_json::{json, Map, Value};
 
 /// Longest name, in characters.
 pub const MAX_NAME_CHARS: usize = 100;
-/// Largest content, in bytes of HTML as sent.
-pub const MAX_CONTENT_BYTES: usize = 100_000;
+/// Longest content, in characters of HTML as sent.
+pub const MAX_CONTENT_CHARS: usize = 100_000;
 /// Longest exam_type, modality, category or subcategory, in characters.
 pub const MAX_LABEL_CHARS: usize = 64;
 /// Most tags, and the longest tag.
@@ -26,8 +26,9 @@ pub const MAX_TAG_CHARS: usize = 50;
 /// Most voice aliases, and the longest voice phrase.
 pub const MAX_ALIASES: usize = 20;
 pub const MAX_VOICE_CHARS: usize = 100;
-/// Largest request body.
-pub const MAX_BODY_BYTES: usize = 256 * 1024;
+/// Largest request body: room for the longest content even when every character is sent as a
+/// JSON escape, so an over-long content is refused by name (422), not by size.
+pub const MAX_BODY_BYTES: usize = 2 * 1024 * 1024;
 
 /// Fields a client may write.
 const WRITABLE: &[&str] = &[
@@ -72,22 +73,19 @@ pub enum TemplateRoute {
     Use(String),
 }
 
-/// Normalises a spoken phrase: case folded, ASCII punctuation and control characters turned
-/// into spaces, spaces collapsed, so "Normal Chest-X-ray!" and "normal chest x ray" are the
+/// Normalises a spoken phrase: case folded, ASCII whitespace, punctuation and control
+/// characters turned into single spaces, so "Normal Chest-X-ray!" and "normal chest x ray" are the
 /// same command. Letters of every script are kept. (The OpenAPI pattern of voice phrases
 /// states the same rule: at least one character that is none of these.)
 pub fn normalize_voice(phrase: &str) -> String {
+    // Exactly the OpenAPI pattern's separators: ASCII whitespace, ASCII punctuation and ASCII
+    // control characters. Everything else, in any script, is part of a word.
+    let separator =
+        |c: char| c.is_ascii_whitespace() || c.is_ascii_punctuation() || c.is_ascii_control();
     phrase
-        .chars()
-        .map(|c| {
-            if c.is_whitespace() || c.is_ascii_punctuation() || c.is_control() {
-                ' '
-            } else {
-                c.to_lowercase().next().unwrap_or(c)
-            }
-        })
-        .collect::<String>()
-        .split_whitespace()
+        .split(separator)
+        .filter(|word| !word.is_empty())
+        .map(str::to_lowercase)
         .collect::<Vec<_>>()
         .join(" ")
 }
@@ -350,10 +348,10 @@ fn apply(
     match map.get("content") {
         None => {}
         Some(Value::String(content)) => {
-            if content.len() > MAX_CONTENT_BYTES {
+            if content.chars().count() > MAX_CONTENT_CHARS {
                 return Err(ApiError::validation(
                     "content",
-                    format!("'content' is larger than {MAX_CONTENT_BYTES} bytes"),
+                    format!("'content' is longer than {MAX_CONTENT_CHARS} characters"),
                 ));
             }
             if crate::http::is_blank(content) {
@@ -873,6 +871,9 @@ mod tests {
         );
         assert_eq!(normalize_voice("!!!"), "");
         assert_eq!(normalize_voice("Thorax Übersicht"), "thorax übersicht");
+        // Non-ASCII spaces and C1 controls are not separators, as in the OpenAPI pattern.
+        assert_eq!(normalize_voice("\u{2028}"), "\u{2028}");
+        assert_eq!(normalize_voice("a\u{85}b"), "a\u{85}b");
     }
 
     #[test]
