@@ -905,6 +905,8 @@ pub struct Selected {
     pub index: usize,
     pub score: f64,
     pub matched_terms: Vec<String>,
+    /// Outcome codes of this system the text matched (among the best 200 hits), best first.
+    pub matched_codes: Vec<&'static str>,
     pub reasons: Vec<String>,
     pub forced: bool,
 }
@@ -919,7 +921,11 @@ pub fn rank(query: &ContextQuery) -> (Finding, Vec<Selected>) {
     };
     // Search relevance per system: its best document, plus a share of its matched outcomes.
     let mut base: BTreeMap<usize, (f64, f64, Vec<String>)> = BTreeMap::new();
-    for hit in &hits {
+    let mut codes: BTreeMap<&str, Vec<&'static str>> = BTreeMap::new();
+    for (rank, hit) in hits.iter().enumerate() {
+        if let (Some(code), true) = (hit.code, rank < 200) {
+            codes.entry(hit.slug).or_default().push(code);
+        }
         let index = SYSTEMS.iter().position(|s| s.slug == hit.slug).unwrap_or(0);
         let entry = base.entry(index).or_default();
         if hit.kind == "system" {
@@ -998,6 +1004,7 @@ pub fn rank(query: &ContextQuery) -> (Finding, Vec<Selected>) {
                 index,
                 score: (score * 100.0).round() / 100.0,
                 matched_terms: matched,
+                matched_codes: codes.get(system.slug).cloned().unwrap_or_default(),
                 reasons,
                 forced,
             });
@@ -1114,21 +1121,12 @@ fn missing_inputs(detail: &Value, finding: &Finding, folded: &str) -> Vec<Value>
 pub fn to_json(query: &ContextQuery) -> Value {
     let (finding, selected) = rank(query);
     let folded = format!(" {} ", text::words(&query.text).join(" "));
-    let hits = if query.text.trim().is_empty() {
-        Vec::new()
-    } else {
-        search::search(&query.text, 200)
-    };
     let mut systems = Vec::new();
     for sel in &selected {
         let detail = compiled::detail_value(sel.index);
         let mut withheld = 0usize;
-        let matched_codes: Vec<&str> = hits
-            .iter()
-            .filter(|h| h.slug == sel.system.slug)
-            .filter_map(|h| h.code)
-            .collect();
-        let outcomes: Vec<Value> = outcome_order(detail, &matched_codes)
+        let matched_codes = &sel.matched_codes;
+        let outcomes: Vec<Value> = outcome_order(detail, matched_codes)
             .into_iter()
             .map(|i| {
                 let o = &detail["outcomes"][i];
@@ -1293,7 +1291,11 @@ pub fn cite(r: &Value) -> String {
 
 /// The context as one markdown block for an assistant's prompt.
 pub fn to_markdown(query: &ContextQuery) -> String {
-    let json = to_json(query);
+    markdown(query, &to_json(query))
+}
+
+/// The markdown block of a context already built by [`to_json`].
+pub fn markdown(query: &ContextQuery, json: &Value) -> String {
     let mut md = String::new();
     let mut refs: Vec<String> = Vec::new();
     let mut reference = |system: &Value, id: &str| -> usize {

@@ -413,7 +413,7 @@ fn run(name: &str, args: &Map<String, Value>) -> Result<(Value, Option<String>),
                 verified,
             )?;
             let mut value = context::to_json(&query);
-            let markdown = context::to_markdown(&query);
+            let markdown = context::markdown(&query, &value);
             value["markdown"] = json!(markdown);
             Ok((value, Some(markdown)))
         }

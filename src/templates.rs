@@ -733,7 +733,7 @@ async fn list_templates<S: Services>(
     request: &Request,
 ) -> Result<Response, ApiError> {
     use crate::corpus_api::Params;
-    let int = |name: &str, default: i64, min: i64, max: i64| -> Result<i64, ApiError> {
+    let int_param = |name: &str, default: i64, min: i64, max: i64| -> Result<i64, ApiError> {
         match request.get(name)? {
             None => Ok(default),
             Some(v) => match v.trim().parse::<i64>() {
@@ -749,8 +749,8 @@ async fn list_templates<S: Services>(
             },
         }
     };
-    let limit = int("limit", 50, 1, 100)?;
-    let offset = int("offset", 0, 0, 1_000_000)?;
+    let limit = int_param("limit", 50, 1, 100)?;
+    let offset = int_param("offset", 0, 0, 1_000_000)?;
     let sort = request.get("sort")?.unwrap_or_else(|| "usage_count".into());
     if !SORTS.contains(&sort.as_str()) {
         return Err(ApiError::validation(
@@ -826,10 +826,7 @@ async fn list_templates<S: Services>(
             params.clone(),
         ))
         .await?;
-    let total = total_rows
-        .first()
-        .map(|r| int_value(r, "total"))
-        .unwrap_or(0);
+    let total = total_rows.first().map(|r| int(r, "total")).unwrap_or(0);
     let l = bind(&mut params, limit.into());
     let o = bind(&mut params, offset.into());
     let rows = services
@@ -849,10 +846,6 @@ async fn list_templates<S: Services>(
             "meta": { "total": total, "limit": limit, "offset": offset, "has_more": offset + (items.len() as i64) < total },
         }),
     ))
-}
-
-fn int_value(row: &Row, key: &str) -> i64 {
-    int(row, key)
 }
 
 #[cfg(test)]
