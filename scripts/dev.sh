@@ -20,8 +20,24 @@ wrangler d1 execute DB --local --persist-to "$STATE" --file scripts/dev-seed.sql
 echo "development keys (see README): rr_devalice_radrefDevAliceKeyNotSecret01, rr_devbob01_radrefDevBobKeyNotSecret0001"
 phase_done
 
+phase "dev: webhook secret sealing key (local only)"
+# Webhook secrets are stored sealed under WEBHOOK_SECRET_KEY. Locally it is a random key kept
+# beside the local database, so subscriptions made in one session still open in the next.
+KEY_FILE="$STATE/webhook-secret-key"
+if [ ! -s "$KEY_FILE" ]; then
+    mkdir -p "$STATE"
+    (umask 077 && python3 -c 'import secrets; print(secrets.token_hex(32))' >"$KEY_FILE")
+    echo "created $KEY_FILE"
+else
+    echo "using $KEY_FILE"
+fi
+phase_done
+
 phase "dev: wrangler dev on http://127.0.0.1:$PORT (Ctrl-C stops it)"
 export WORKER_BUILD_ARGS="${WORKER_BUILD_ARGS:---release}"
+# ALLOW_HTTP_LOOPBACK lets webhooks be sent to a receiver on http://127.0.0.1 while developing;
+# the deployed configuration leaves it off (https only).
 exec wrangler dev --ip 127.0.0.1 --port "$PORT" --persist-to "$STATE" \
     --show-interactive-dev-session=false \
-    --var ENVIRONMENT:development </dev/null
+    --var ENVIRONMENT:development --var ALLOW_HTTP_LOOPBACK:true \
+    --var "WEBHOOK_SECRET_KEY:$(cat "$KEY_FILE")" </dev/null

@@ -47,6 +47,39 @@ pub trait Services {
 
     /// `bytes` bytes from a cryptographically secure generator, hex-encoded.
     fn random_hex(&self, bytes: usize) -> Result<String, ApiError>;
+
+    /// Sends messages to the webhook deliveries queue, all or none. An error means the caller
+    /// must treat them as not sent; its text is for the log.
+    async fn enqueue(&self, messages: Vec<QueueMessage>) -> Result<(), String>;
+
+    /// Makes one outgoing POST, never following a redirect, giving up after `timeout_ms`.
+    async fn post(&self, request: Outgoing) -> PostResult;
+}
+
+/// A message for the webhook deliveries queue.
+#[derive(Clone, Debug, PartialEq)]
+pub struct QueueMessage {
+    pub body: serde_json::Value,
+    /// Seconds before the queue hands the message to the consumer.
+    pub delay_secs: u32,
+}
+
+/// An outgoing HTTP POST.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Outgoing {
+    pub url: String,
+    pub headers: Vec<(String, String)>,
+    pub body: Vec<u8>,
+    pub timeout_ms: u64,
+}
+
+/// What became of an outgoing POST: the status the peer answered, or why there was none.
+#[derive(Clone, Debug, PartialEq)]
+pub enum PostResult {
+    Status(u16),
+    /// A network error, a refused connection or a reset; the text is safe to show its owner.
+    Failed(String),
+    TimedOut,
 }
 
 /// The application state shared by all requests of an isolate.
@@ -144,6 +177,8 @@ async fn dispatch<S: Services>(
         Route::Context => corpus_api::context(services, request).await,
         Route::Mcp => Ok(crate::mcp::handle(request)),
         Route::Templates(t) => crate::templates::handle(app, services, t, request).await,
+        Route::Webhooks(w) => crate::webhooks::api::handle(app, services, w, request).await,
+        Route::Events => crate::webhooks::api::handle_events(app, services, request).await,
         Route::OpenApi => Ok(corpus_api::cached(
             request,
             Response::bytes(200, "application/json; charset=utf-8", openapi_bytes()),

@@ -5,9 +5,9 @@
 //! public id; the hashes are compared in constant time. Keys never appear in a response or a
 //! log line: errors say what is wrong with the request, not what the key was.
 
-use crate::app::Services;
-use crate::error::ApiError;
-use crate::http::Request;
+use crate::app::{App, Services};
+use crate::error::{ApiError, ErrorFormat};
+use crate::http::{Request, Response};
 use sha2::{Digest, Sha256};
 
 /// What a key may be used for.
@@ -133,6 +133,37 @@ pub async fn authenticate<S: Services>(
         user_id: stored.user_id,
         key_id: stored.id,
     })
+}
+
+/// Runs a keyed operation (templates, webhooks, events): the key and its scope, the per-key
+/// rate limit, then `operation`. Errors are rendered in the detailed format here, so the caller
+/// sees its rate-limit budget on success and on error alike.
+pub async fn keyed<S: Services>(
+    app: &App,
+    services: &S,
+    request: &Request,
+    scope: Scope,
+    operation: impl AsyncFnOnce(Principal) -> Result<Response, ApiError>,
+) -> Result<Response, ApiError> {
+    let who = authenticate(services, request, scope).await?;
+    let decision = app.key_limiter.check(&who.key_id, services.now_ms() / 1000);
+    let result = if decision.allowed {
+        operation(who).await
+    } else {
+        Err(ApiError::RateLimited {
+            retry_after: decision.reset,
+        })
+    };
+    let mut response = result.unwrap_or_else(|err| {
+        if let Some(line) = err.log_line() {
+            services.log(&line);
+        }
+        err.into_response(ErrorFormat::Detailed)
+    });
+    response.set_header("x-ratelimit-limit", decision.limit.to_string());
+    response.set_header("x-ratelimit-remaining", decision.remaining.to_string());
+    response.set_header("x-ratelimit-reset", decision.reset.to_string());
+    Ok(response)
 }
 
 #[cfg(test)]

@@ -81,3 +81,27 @@ impl From<DbError> for crate::error::ApiError {
         }
     }
 }
+
+/// A text column of a row.
+pub fn text(row: &Row, key: &str) -> Option<String> {
+    row.get(key).and_then(Value::as_str).map(String::from)
+}
+
+/// An integer column of a row (0 when NULL).
+pub fn int(row: &Row, key: &str) -> i64 {
+    opt_int(row, key).unwrap_or(0)
+}
+
+/// An integer column of a row that may be NULL.
+pub fn opt_int(row: &Row, key: &str) -> Option<i64> {
+    // D1 hands integers to JavaScript as numbers, which arrive as floats.
+    row.get(key)
+        .and_then(|v| v.as_i64().or_else(|| v.as_f64().map(|f| f as i64)))
+}
+
+/// A column holding a JSON array of strings.
+pub fn list(row: &Row, key: &str) -> Vec<String> {
+    text(row, key)
+        .and_then(|s| serde_json::from_str(&s).ok())
+        .unwrap_or_default()
+}

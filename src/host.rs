@@ -1,7 +1,7 @@
 //! Running the core on the host: in-memory services and a minimal executor, for tests,
 //! benchmarks and tools. Not compiled into the worker.
 
-use crate::app::Services;
+use crate::app::{Outgoing, PostResult, QueueMessage, Services};
 use crate::auth::StoredKey;
 use crate::db::{DbError, Row, Statement};
 use crate::error::ApiError;
@@ -45,6 +45,14 @@ impl Services for HostServices {
         // Tests need distinct ids, not secret ones.
         let n = self.logs.borrow().len() as u64 + self.now;
         Ok(format!("{n:0width$x}", width = bytes * 2))
+    }
+
+    async fn enqueue(&self, _messages: Vec<QueueMessage>) -> Result<(), String> {
+        Err("no queue on the host".into())
+    }
+
+    async fn post(&self, _request: Outgoing) -> PostResult {
+        PostResult::Failed("no network on the host".into())
     }
 }
 

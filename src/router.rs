@@ -12,6 +12,8 @@ pub const READ_POST: &[Method] = &[Method::Get, Method::Head, Method::Post];
 /// Methods of the MCP endpoint: POST only. GET is answered 405, as Streamable HTTP allows for a
 /// server that offers no server-initiated stream.
 pub const MCP: &[Method] = &[Method::Post];
+/// Methods of publishing an event.
+pub const POST: &[Method] = &[Method::Post];
 
 /// A resolved route, with the path parameters it carries.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -42,6 +44,10 @@ pub enum Route {
     Mcp,
     /// `/api/v1/templates...` (key with the templates scope)
     Templates(crate::templates::TemplateRoute),
+    /// `/api/v1/webhooks...` (key with the webhooks scope)
+    Webhooks(crate::webhooks::api::WebhookRoute),
+    /// `POST /api/v1/events` (key with the events:publish scope)
+    Events,
 }
 
 impl Route {
@@ -65,6 +71,10 @@ impl Route {
             ["api", "v1", "templates", rest @ ..] => {
                 Route::Templates(crate::templates::TemplateRoute::resolve(rest)?)
             }
+            ["api", "v1", "webhooks", rest @ ..] => {
+                Route::Webhooks(crate::webhooks::api::WebhookRoute::resolve(rest)?)
+            }
+            ["api", "v1", "events"] => Route::Events,
             _ => return None,
         };
         Some(route)
@@ -72,7 +82,10 @@ impl Route {
 
     /// Whether the route belongs to the open corpus (rate-limited per client IP).
     pub fn is_corpus(&self) -> bool {
-        !matches!(self, Route::Health | Route::Templates(_))
+        !matches!(
+            self,
+            Route::Health | Route::Templates(_) | Route::Webhooks(_) | Route::Events
+        )
     }
 
     /// The methods this route answers (besides OPTIONS, which every route answers).
@@ -81,6 +94,8 @@ impl Route {
             Route::Context => READ_POST,
             Route::Mcp => MCP,
             Route::Templates(t) => t.allow(),
+            Route::Webhooks(w) => w.allow(),
+            Route::Events => POST,
             _ => READ,
         }
     }

@@ -6,12 +6,11 @@
 //! same atomic batch as the template, so concurrent writers cannot both claim a phrase.
 
 use crate::app::{App, Services};
-use crate::auth::{authenticate, Principal, Scope};
-use crate::db::{DbError, Row, SqlValue, Statement};
-use crate::error::{ApiError, ErrorFormat};
+use crate::auth::{Principal, Scope};
+use crate::db::{int, list, text, DbError, Row, SqlValue, Statement};
+use crate::error::ApiError;
 use crate::html;
 use crate::http::{Method, Request, Response};
-use crate::ratelimit::Decision;
 use serde_json::{json, Map, Value};
 
 /// Longest name, in characters.
@@ -111,23 +110,6 @@ pub struct Template {
     pub last_used_at: Option<String>,
     pub created_at: String,
     pub updated_at: String,
-}
-
-fn text(row: &Row, key: &str) -> Option<String> {
-    row.get(key).and_then(Value::as_str).map(String::from)
-}
-
-fn int(row: &Row, key: &str) -> i64 {
-    // D1 hands integers to JavaScript as numbers, which arrive as floats.
-    row.get(key)
-        .and_then(|v| v.as_i64().or_else(|| v.as_f64().map(|f| f as i64)))
-        .unwrap_or(0)
-}
-
-fn list(row: &Row, key: &str) -> Vec<String> {
-    text(row, key)
-        .and_then(|s| serde_json::from_str(&s).ok())
-        .unwrap_or_default()
 }
 
 impl Template {
@@ -561,30 +543,10 @@ pub async fn handle<S: Services>(
     route: &TemplateRoute,
     request: &Request,
 ) -> Result<Response, ApiError> {
-    let who = authenticate(services, request, Scope::Templates).await?;
-    let decision = app.key_limiter.check(&who.key_id, services.now_ms() / 1000);
-    let result = if decision.allowed {
+    crate::auth::keyed(app, services, request, Scope::Templates, async |who| {
         operate(services, &who, route, request).await
-    } else {
-        Err(ApiError::RateLimited {
-            retry_after: decision.reset,
-        })
-    };
-    // The caller sees its budget on success and on error alike, so errors are rendered here.
-    let mut response = result.unwrap_or_else(|err| {
-        if let Some(line) = err.log_line() {
-            services.log(&line);
-        }
-        err.into_response(ErrorFormat::Detailed)
-    });
-    rate_headers(&mut response, decision);
-    Ok(response)
-}
-
-fn rate_headers(response: &mut Response, d: Decision) {
-    response.set_header("x-ratelimit-limit", d.limit.to_string());
-    response.set_header("x-ratelimit-remaining", d.remaining.to_string());
-    response.set_header("x-ratelimit-reset", d.reset.to_string());
+    })
+    .await
 }
 
 async fn operate<S: Services>(
@@ -724,14 +686,9 @@ impl TemplateRoute {
     }
 }
 
-/// The sort columns of the list.
-const SORTS: &[&str] = &["usage_count", "name", "created_at", "updated_at"];
-
-async fn list_templates<S: Services>(
-    services: &S,
-    who: &Principal,
-    request: &Request,
-) -> Result<Response, ApiError> {
+/// The `limit` (1-100, default `default_limit`) and `offset` of a keyed list; out-of-range or
+/// non-integer values are 422 naming the parameter.
+pub fn paging(request: &Request, default_limit: i64) -> Result<(i64, i64), ApiError> {
     use crate::corpus_api::Params;
     let int_param = |name: &str, default: i64, min: i64, max: i64| -> Result<i64, ApiError> {
         match request.get(name)? {
@@ -749,8 +706,22 @@ async fn list_templates<S: Services>(
             },
         }
     };
-    let limit = int_param("limit", 50, 1, 100)?;
-    let offset = int_param("offset", 0, 0, 1_000_000)?;
+    Ok((
+        int_param("limit", default_limit, 1, 100)?,
+        int_param("offset", 0, 0, 1_000_000)?,
+    ))
+}
+
+/// The sort columns of the list.
+const SORTS: &[&str] = &["usage_count", "name", "created_at", "updated_at"];
+
+async fn list_templates<S: Services>(
+    services: &S,
+    who: &Principal,
+    request: &Request,
+) -> Result<Response, ApiError> {
+    use crate::corpus_api::Params;
+    let (limit, offset) = paging(request, 50)?;
     let sort = request.get("sort")?.unwrap_or_else(|| "usage_count".into());
     if !SORTS.contains(&sort.as_str()) {
         return Err(ApiError::validation(

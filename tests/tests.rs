@@ -18,3 +18,7 @@ mod context;
 
 // Report templates as two users: CRUD, filters, errors, voice commands, sanitising.
 mod templates;
+
+// Webhooks: subscriptions, publishing, delivery through the real local Queue to a loopback
+// receiver under each fault mode, retries, deactivation.
+mod webhooks;

@@ -5,17 +5,21 @@
 //! Nothing here decides anything about the product; each platform quirk is named where it is
 //! handled.
 
-use crate::app::{self, App, Services};
+use crate::app::{self, App, Outgoing, PostResult, QueueMessage, Services};
 use crate::auth::StoredKey;
 use crate::config::Config;
 use crate::db::{DbError, Row, SqlValue, Statement};
 use crate::error::ApiError;
 use crate::http::{Method, Request, Response};
+use crate::webhooks::delivery::Disposition;
 use std::cell::OnceCell;
 use std::rc::Rc;
 use worker::js_sys;
 use worker::wasm_bindgen::{JsCast, JsValue};
-use worker::{event, Context, Env, Headers, MessageBatch};
+use worker::{
+    event, Context, Env, Headers, MessageBatch, MessageBuilder, MessageExt,
+    QueueRetryOptionsBuilder, SendMessage,
+};
 
 /// Services backed by the Worker's environment.
 struct WorkerServices {
@@ -80,6 +84,92 @@ impl Services for WorkerServices {
             .map_err(|_| ApiError::internal("crypto.getRandomValues failed"))?;
         Ok(hex::encode(buffer.to_vec()))
     }
+
+    async fn enqueue(&self, messages: Vec<QueueMessage>) -> Result<(), String> {
+        let queue = self
+            .env
+            .queue(DELIVERIES)
+            .map_err(|e| format!("queue binding: {e}"))?;
+        // sendBatch takes at most 100 messages.
+        for chunk in messages.chunks(100) {
+            // Sent as JSON text: serde-wasm-bindgen would turn a JSON object into a JS `Map`.
+            let batch: Vec<SendMessage<String>> = chunk
+                .iter()
+                .map(|m| {
+                    MessageBuilder::new(m.body.to_string())
+                        .delay_seconds(m.delay_secs)
+                        .build()
+                })
+                .collect();
+            queue
+                .send_batch(batch)
+                .await
+                .map_err(|e| format!("queue send: {e}"))?;
+        }
+        Ok(())
+    }
+
+    async fn post(&self, request: Outgoing) -> PostResult {
+        match post(request).await {
+            Ok(result) => result,
+            Err(err) => PostResult::Failed(network_error(&err)),
+        }
+    }
+}
+
+/// One outgoing POST: redirects are not followed (the 3xx is the answer), and the request is
+/// aborted when `timeout_ms` passes first.
+async fn post(request: Outgoing) -> worker::Result<PostResult> {
+    use std::future::Future;
+    use std::task::Poll;
+    let headers = Headers::new();
+    for (name, value) in &request.headers {
+        headers.set(name, value)?;
+    }
+    let mut init = worker::RequestInit::new();
+    init.with_method(worker::Method::Post)
+        .with_headers(headers)
+        .with_redirect(worker::RequestRedirect::Manual)
+        .with_body(Some(
+            js_sys::Uint8Array::from(request.body.as_slice()).into(),
+        ));
+    let outgoing = worker::Request::new_with_init(&request.url, &init)?;
+    let controller = worker::AbortController::default();
+    let signal = controller.signal();
+    let fetch = worker::Fetch::Request(outgoing);
+    let mut fetch = std::pin::pin!(fetch.send_with_signal(&signal));
+    let mut timer = std::pin::pin!(worker::Delay::from(std::time::Duration::from_millis(
+        request.timeout_ms
+    )));
+    let first = std::future::poll_fn(|cx| {
+        if let Poll::Ready(result) = fetch.as_mut().poll(cx) {
+            return Poll::Ready(Some(result));
+        }
+        if timer.as_mut().poll(cx).is_ready() {
+            return Poll::Ready(None);
+        }
+        Poll::Pending
+    })
+    .await;
+    match first {
+        Some(Ok(response)) => Ok(PostResult::Status(response.status_code())),
+        Some(Err(err)) => Ok(PostResult::Failed(network_error(&err))),
+        None => {
+            controller.abort();
+            Ok(PostResult::TimedOut)
+        }
+    }
+}
+
+/// What a subscriber's owner may see of a failed request: the runtime's message, first line,
+/// bounded.
+fn network_error(err: &worker::Error) -> String {
+    let text = err.to_string();
+    let line = text.lines().next().unwrap_or("network error").trim();
+    format!(
+        "network error: {}",
+        line.chars().take(200).collect::<String>()
+    )
 }
 
 impl WorkerServices {
@@ -121,6 +211,8 @@ fn classify(err: worker::Error) -> DbError {
 
 /// The D1 binding of templates, keys and webhooks (wrangler.toml).
 const DB: &str = "DB";
+/// The queue binding of webhook deliveries (wrangler.toml).
+const DELIVERIES: &str = "DELIVERIES";
 
 /// A binding that failed. `worker::Error`'s text may dump internals: it goes to the log (via
 /// `ApiError::log_line`), never to the client.
@@ -170,17 +262,28 @@ async fn fetch(
 #[event(queue)]
 async fn queue(
     batch: MessageBatch<serde_json::Value>,
-    _env: Env,
+    env: Env,
     _ctx: Context,
 ) -> worker::Result<()> {
-    // No producer sends deliveries yet; acknowledge anything that arrives so it is not
-    // redelivered forever.
-    worker::console_log!(
-        "queue {}: acknowledging {} message(s)",
-        batch.queue(),
-        batch.raw_iter().count()
-    );
-    batch.ack_all();
+    console_error_panic_hook::set_once();
+    let app = APP.with(|app| app.get_or_init(|| Rc::new(App::new(config(&env)))).clone());
+    let services = WorkerServices { env };
+    for raw in batch.raw_iter() {
+        // A body that is not JSON becomes null, which the consumer acks and logs.
+        let body: serde_json::Value = raw
+            .body()
+            .as_string()
+            .and_then(|text| serde_json::from_str(&text).ok())
+            .unwrap_or(serde_json::Value::Null);
+        match crate::webhooks::delivery::process(&app.config, &services, &body).await {
+            Disposition::Ack => raw.ack(),
+            Disposition::Retry(delay) => raw.retry_with_options(
+                &QueueRetryOptionsBuilder::new()
+                    .with_delay_seconds(delay)
+                    .build(),
+            ),
+        }
+    }
     Ok(())
 }
 

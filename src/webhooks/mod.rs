@@ -5,6 +5,12 @@
 //! attempt of a delivery carries the same signatures over byte-identical bodies, and tests pin
 //! the published vectors of GitHub and Standard Webhooks.
 
+pub mod api;
+pub mod delivery;
+pub mod seal;
+#[cfg(test)]
+mod tests_sqlite;
+
 use hmac::{Hmac, Mac};
 use sha2::Sha256;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
@@ -25,9 +31,8 @@ pub const MAX_SECRET_CHARS: usize = 256;
 /// Longest accepted subscriber URL.
 pub const MAX_URL_CHARS: usize = 2048;
 
-/// Delay before each attempt, in seconds: attempt 1 is immediate, then 1 min, 5 min, 30 min and
-/// 2 h, as the interface specifies. After the fifth failure the subscription becomes inactive.
-pub const RETRY_DELAYS: [u32; 5] = [0, 60, 300, 1800, 7200];
+/// Attempts per delivery. After the last one fails the subscription becomes inactive.
+pub const MAX_ATTEMPTS: u32 = 5;
 
 fn hmac_sha256(key: &[u8], parts: &[&[u8]]) -> [u8; 32] {
     // HMAC accepts keys of any length; `new_from_slice` cannot fail for it.
@@ -235,9 +240,13 @@ pub fn check_secret(secret: &str) -> Result<(), Invalid> {
 }
 
 /// What happens after attempt `attempt` (1-based) failed: the delay before the next attempt in
-/// seconds, or `None` when that was the last one and the subscription becomes inactive.
-pub fn next_delay(attempt: u32) -> Option<u32> {
-    RETRY_DELAYS.get(attempt as usize).copied()
+/// seconds, from `delays` (before attempts 2 to 5; the configured schedule), or `None` when that
+/// was the last one and the subscription becomes inactive.
+pub fn next_delay(delays: &[u32; 4], attempt: u32) -> Option<u32> {
+    if attempt == 0 || attempt >= MAX_ATTEMPTS {
+        return None;
+    }
+    delays.get(attempt as usize - 1).copied()
 }
 
 #[cfg(test)]
@@ -354,10 +363,16 @@ mod tests {
 
     #[test]
     fn retry_schedule_is_the_interfaces() {
-        assert_eq!(next_delay(1), Some(60));
-        assert_eq!(next_delay(2), Some(300));
-        assert_eq!(next_delay(3), Some(1800));
-        assert_eq!(next_delay(4), Some(7200));
-        assert_eq!(next_delay(5), None, "after the fifth failure: inactive");
+        let delays = crate::config::DEFAULT_RETRY_DELAYS;
+        assert_eq!(next_delay(&delays, 1), Some(60));
+        assert_eq!(next_delay(&delays, 2), Some(300));
+        assert_eq!(next_delay(&delays, 3), Some(1800));
+        assert_eq!(next_delay(&delays, 4), Some(7200));
+        assert_eq!(
+            next_delay(&delays, 5),
+            None,
+            "after the fifth failure: inactive"
+        );
+        assert_eq!(next_delay(&[1, 2, 3, 4], 2), Some(2));
     }
 }

@@ -1,0 +1,669 @@
+//! The webhook routes and the consumer against real SQLite (the engine under D1), with the
+//! migrations of `migrations/`, a scripted subscriber and a recorded queue. These cases need
+//! control no HTTP client has: a message handed over twice, a claim held by another consumer,
+//! a clock moved forward, a queue that refuses. The same paths run over HTTP with the real
+//! queue in `tests/webhooks.rs`.
+
+use super::delivery::{process, Disposition, LEASE_MS};
+use crate::app::{handle, App, Outgoing, PostResult, QueueMessage, Services};
+use crate::auth::{hash_key, StoredKey};
+use crate::config::{Config, SecretKey};
+use crate::db::{DbError, Row, SqlValue, Statement};
+use crate::error::ApiError;
+use crate::host::block_on;
+use crate::http::{Method, Request, Response};
+use serde_json::{json, Value};
+use std::cell::{Cell, RefCell};
+use std::collections::VecDeque;
+
+const ALICE: &str = "rr_alice001_aliceKeyForSqliteTests000001";
+const BOB: &str = "rr_bob00001_bobKeyForSqliteTests00000001";
+const SECRET: &str = "whsec-alice-test-secret-0001";
+
+struct Sqlite {
+    db: rusqlite::Connection,
+    now: Cell<u64>,
+    counter: Cell<u64>,
+    queued: RefCell<Vec<QueueMessage>>,
+    refuse_queue: Cell<bool>,
+    posts: RefCell<Vec<Outgoing>>,
+    answers: RefCell<VecDeque<PostResult>>,
+    logs: RefCell<Vec<String>>,
+}
+
+fn to_sql(v: &SqlValue) -> rusqlite::types::Value {
+    match v {
+        SqlValue::Null => rusqlite::types::Value::Null,
+        SqlValue::Int(n) => rusqlite::types::Value::Integer(*n),
+        SqlValue::Text(t) => rusqlite::types::Value::Text(t.clone()),
+    }
+}
+
+fn classify(e: rusqlite::Error) -> DbError {
+    let text = e.to_string();
+    if text.contains("UNIQUE constraint failed") {
+        DbError::Unique
+    } else {
+        DbError::Other(text)
+    }
+}
+
+impl Sqlite {
+    fn new() -> Sqlite {
+        let db = rusqlite::Connection::open_in_memory().unwrap();
+        db.execute_batch("PRAGMA foreign_keys = ON;").unwrap();
+        for sql in [
+            include_str!("../../migrations/0001_init.sql"),
+            include_str!("../../migrations/0002_users_and_keys.sql"),
+            include_str!("../../migrations/0003_templates.sql"),
+            include_str!("../../migrations/0004_webhooks.sql"),
+        ] {
+            db.execute_batch(sql).unwrap();
+        }
+        for (key, user) in [(ALICE, "alice"), (BOB, "bob")] {
+            let id = key.split('_').nth(1).unwrap();
+            db.execute_batch(&format!(
+                "INSERT INTO users VALUES ('{user}', '{user}', '2026-01-01T00:00:00Z');
+                 INSERT INTO api_keys VALUES ('{id}', '{user}', 'k', '{}', 'webhooks events:publish', '2026-01-01T00:00:00Z', NULL);",
+                hash_key(key)
+            ))
+            .unwrap();
+        }
+        Sqlite {
+            db,
+            now: Cell::new(1_790_000_000_000),
+            counter: Cell::new(0),
+            queued: RefCell::default(),
+            refuse_queue: Cell::new(false),
+            posts: RefCell::default(),
+            answers: RefCell::default(),
+            logs: RefCell::default(),
+        }
+    }
+
+    fn advance(&self, ms: u64) {
+        self.now.set(self.now.get() + ms);
+    }
+
+    fn scalar(&self, sql: &str) -> i64 {
+        self.db.query_row(sql, [], |r| r.get(0)).unwrap()
+    }
+}
+
+impl Services for Sqlite {
+    fn now_ms(&self) -> u64 {
+        self.now.get()
+    }
+
+    fn log(&self, line: &str) {
+        self.logs.borrow_mut().push(line.to_string());
+    }
+
+    async fn find_key(&self, id: &str) -> Result<Option<StoredKey>, ApiError> {
+        let rows = self
+            .query(Statement::new(
+                "SELECT id, user_id, key_hash, scopes, revoked_at FROM api_keys WHERE id = ?1",
+                vec![id.into()],
+            ))
+            .await?;
+        Ok(rows
+            .first()
+            .map(|r| serde_json::from_value(Value::Object(r.clone())).unwrap()))
+    }
+
+    async fn query(&self, statement: Statement) -> Result<Vec<Row>, DbError> {
+        let mut stmt = self.db.prepare(&statement.sql).map_err(classify)?;
+        let names: Vec<String> = stmt.column_names().iter().map(|s| s.to_string()).collect();
+        let params: Vec<rusqlite::types::Value> = statement.params.iter().map(to_sql).collect();
+        let mut rows = stmt
+            .query(rusqlite::params_from_iter(params))
+            .map_err(classify)?;
+        let mut out = Vec::new();
+        while let Some(row) = rows.next().map_err(classify)? {
+            let mut map = Row::new();
+            for (i, name) in names.iter().enumerate() {
+                let v = match row.get::<_, rusqlite::types::Value>(i).unwrap() {
+                    rusqlite::types::Value::Null => Value::Null,
+                    rusqlite::types::Value::Integer(n) => json!(n),
+                    rusqlite::types::Value::Real(f) => json!(f),
+                    rusqlite::types::Value::Text(t) => json!(t),
+                    rusqlite::types::Value::Blob(_) => Value::Null,
+                };
+                map.insert(name.clone(), v);
+            }
+            out.push(map);
+        }
+        Ok(out)
+    }
+
+    async fn batch(&self, statements: Vec<Statement>) -> Result<(), DbError> {
+        self.db.execute_batch("BEGIN").unwrap();
+        for s in &statements {
+            let params: Vec<rusqlite::types::Value> = s.params.iter().map(to_sql).collect();
+            let result = self
+                .db
+                .prepare(&s.sql)
+                .and_then(|mut stmt| stmt.raw_execute_with(params).map(|_| ()));
+            if let Err(e) = result {
+                self.db.execute_batch("ROLLBACK").unwrap();
+                return Err(classify(e));
+            }
+        }
+        self.db.execute_batch("COMMIT").unwrap();
+        Ok(())
+    }
+
+    fn random_hex(&self, bytes: usize) -> Result<String, ApiError> {
+        self.counter.set(self.counter.get() + 1);
+        Ok(format!(
+            "{:0width$x}",
+            self.counter.get(),
+            width = bytes * 2
+        ))
+    }
+
+    async fn enqueue(&self, messages: Vec<QueueMessage>) -> Result<(), String> {
+        if self.refuse_queue.get() {
+            return Err("queue refused".into());
+        }
+        self.queued.borrow_mut().extend(messages);
+        Ok(())
+    }
+
+    async fn post(&self, request: Outgoing) -> PostResult {
+        self.posts.borrow_mut().push(request);
+        self.advance(12);
+        self.answers
+            .borrow_mut()
+            .pop_front()
+            .unwrap_or(PostResult::Status(200))
+    }
+}
+
+/// `raw_execute` with positional parameters.
+trait RawExecuteWith {
+    fn raw_execute_with(&mut self, params: Vec<rusqlite::types::Value>) -> rusqlite::Result<usize>;
+}
+
+impl RawExecuteWith for rusqlite::Statement<'_> {
+    fn raw_execute_with(&mut self, params: Vec<rusqlite::types::Value>) -> rusqlite::Result<usize> {
+        for (i, p) in params.iter().enumerate() {
+            self.raw_bind_parameter(i + 1, p)?;
+        }
+        self.raw_execute()
+    }
+}
+
+fn app() -> App {
+    App::new(Config {
+        webhook_key: Some(SecretKey([42; 32])),
+        ..Config::default()
+    })
+}
+
+fn call(
+    app: &App,
+    s: &Sqlite,
+    key: &str,
+    method: Method,
+    path: &str,
+    body: Option<Value>,
+) -> (u16, Value) {
+    let mut request =
+        Request::new(method, path).with_header("authorization", &format!("Bearer {key}"));
+    if let Some(body) = body {
+        request = request
+            .with_header("content-type", "application/json")
+            .with_body(body.to_string());
+    }
+    let response: Response = block_on(handle(app, s, request));
+    let body = if response.body.is_empty() {
+        Value::Null
+    } else {
+        serde_json::from_slice(&response.body).unwrap()
+    };
+    (response.status, body)
+}
+
+fn subscribe(app: &App, s: &Sqlite, key: &str, events: &[&str]) -> String {
+    let (status, body) = call(
+        app,
+        s,
+        key,
+        Method::Post,
+        "/api/v1/webhooks",
+        Some(
+            json!({ "url": "https://hooks.example.org/radref", "events": events, "secret": SECRET }),
+        ),
+    );
+    assert_eq!(status, 201, "{body}");
+    body["data"]["id"].as_str().unwrap().to_string()
+}
+
+fn publish(app: &App, s: &Sqlite, key: &str, event_type: &str) -> (u16, Value) {
+    call(
+        app,
+        s,
+        key,
+        Method::Post,
+        "/api/v1/events",
+        Some(json!({ "type": event_type, "data": {
+            "report_id": "r1", "exam_type": "CT chest", "status": "final", "has_critical_finding": true
+        }})),
+    )
+}
+
+/// Takes the queued messages, as the queue would hand them to the consumer.
+fn take_queue(s: &Sqlite) -> Vec<Value> {
+    s.queued.borrow_mut().drain(..).map(|m| m.body).collect()
+}
+
+fn consume(app: &App, s: &Sqlite, message: &Value) -> Disposition {
+    block_on(process(&app.config, s, message))
+}
+
+fn header<'a>(post: &'a Outgoing, name: &str) -> &'a str {
+    &post.headers.iter().find(|(n, _)| n == name).unwrap().1
+}
+
+#[test]
+fn publish_fans_out_to_the_publishers_matching_active_subscriptions_only() {
+    let (app, s) = (app(), Sqlite::new());
+    let finalized = subscribe(&app, &s, ALICE, &["report.finalized"]);
+    let _other_type = subscribe(&app, &s, ALICE, &["report.sent"]);
+    let _bobs = subscribe(&app, &s, BOB, &["report.finalized"]);
+    let (status, body) = publish(&app, &s, ALICE, "report.finalized");
+    assert_eq!(status, 202, "{body}");
+    assert_eq!(body["meta"]["deliveries"], 1);
+    assert!(body["data"]["id"].as_str().unwrap().starts_with("evt_"));
+    let queued = take_queue(&s);
+    assert_eq!(queued.len(), 1);
+    assert_eq!(consume(&app, &s, &queued[0]), Disposition::Ack);
+    let posts = s.posts.borrow();
+    assert_eq!(posts.len(), 1);
+    assert_eq!(posts[0].url, "https://hooks.example.org/radref");
+    let sent: Value = serde_json::from_slice(&posts[0].body).unwrap();
+    assert_eq!(
+        sent, body["data"],
+        "the envelope posted is the one published"
+    );
+    let row = s.scalar(&format!(
+        "SELECT COUNT(*) FROM deliveries WHERE webhook_id = '{finalized}' AND state = 'succeeded'"
+    ));
+    assert_eq!(row, 1);
+}
+
+#[test]
+fn every_attempt_is_signed_over_the_same_bytes() {
+    let (app, s) = (app(), Sqlite::new());
+    subscribe(&app, &s, ALICE, &["report.finalized"]);
+    publish(&app, &s, ALICE, "report.finalized");
+    let message = take_queue(&s).remove(0);
+    s.answers
+        .borrow_mut()
+        .extend([PostResult::Status(500), PostResult::Status(200)]);
+    assert_eq!(consume(&app, &s, &message), Disposition::Retry(60));
+    s.advance(60_000);
+    assert_eq!(consume(&app, &s, &message), Disposition::Ack);
+    let posts = s.posts.borrow();
+    assert_eq!(posts.len(), 2);
+    assert_eq!(posts[0].body, posts[1].body, "byte-identical bodies");
+    for (i, post) in posts.iter().enumerate() {
+        assert!(super::verify_signature(
+            SECRET.as_bytes(),
+            &post.body,
+            header(post, "x-radref-signature")
+        ));
+        let id = header(post, "webhook-id");
+        let ts: u64 = header(post, "webhook-timestamp").parse().unwrap();
+        assert_eq!(
+            header(post, "webhook-signature"),
+            super::standard_signature(SECRET.as_bytes(), id, ts, &post.body)
+        );
+        assert_eq!(header(post, "x-radref-attempt"), (i + 1).to_string());
+        assert_eq!(post.timeout_ms, 5_000);
+    }
+    assert_eq!(
+        header(&posts[0], "webhook-id"),
+        header(&posts[1], "webhook-id")
+    );
+}
+
+#[test]
+fn a_message_handed_over_twice_posts_each_attempt_once() {
+    let (app, s) = (app(), Sqlite::new());
+    subscribe(&app, &s, ALICE, &["report.finalized"]);
+    publish(&app, &s, ALICE, "report.finalized");
+    let message = take_queue(&s).remove(0);
+    // A second consumer holds the claim: this copy waits, posting nothing.
+    s.db.execute_batch(&format!(
+        "UPDATE deliveries SET claimed_ms = {}",
+        s.now.get()
+    ))
+    .unwrap();
+    match consume(&app, &s, &message) {
+        Disposition::Retry(secs) => assert!(u64::from(secs) * 1000 >= LEASE_MS),
+        other => panic!("expected a retry, got {other:?}"),
+    }
+    assert!(s.posts.borrow().is_empty());
+    // The claim was released: the first copy makes attempt 1, the duplicate finds it done.
+    s.db.execute_batch("UPDATE deliveries SET claimed_ms = NULL")
+        .unwrap();
+    assert_eq!(consume(&app, &s, &message), Disposition::Ack);
+    assert_eq!(consume(&app, &s, &message), Disposition::Ack);
+    assert_eq!(s.posts.borrow().len(), 1);
+    // An abandoned claim (a consumer that died) runs out and the attempt is made.
+    let (app2, s2) = (crate::webhooks::tests_sqlite::app(), Sqlite::new());
+    subscribe(&app2, &s2, ALICE, &["report.finalized"]);
+    publish(&app2, &s2, ALICE, "report.finalized");
+    let message = take_queue(&s2).remove(0);
+    s2.db
+        .execute_batch(&format!(
+            "UPDATE deliveries SET claimed_ms = {}",
+            s2.now.get()
+        ))
+        .unwrap();
+    s2.advance(LEASE_MS + 1);
+    assert_eq!(consume(&app2, &s2, &message), Disposition::Ack);
+    assert_eq!(s2.posts.borrow().len(), 1);
+}
+
+#[test]
+fn an_early_or_duplicate_retry_waits_for_the_schedule() {
+    let (app, s) = (app(), Sqlite::new());
+    subscribe(&app, &s, ALICE, &["report.finalized"]);
+    publish(&app, &s, ALICE, "report.finalized");
+    let message = take_queue(&s).remove(0);
+    s.answers.borrow_mut().push_back(PostResult::TimedOut);
+    assert_eq!(consume(&app, &s, &message), Disposition::Retry(60));
+    s.advance(20_000);
+    match consume(&app, &s, &message) {
+        Disposition::Retry(secs) => assert!((39..=41).contains(&secs), "{secs}"),
+        other => panic!("expected a retry, got {other:?}"),
+    }
+    assert_eq!(s.posts.borrow().len(), 1, "no attempt before its time");
+}
+
+#[test]
+fn five_failures_deactivate_and_stop_pending_deliveries_then_reactivation_works() {
+    let (app, s) = (app(), Sqlite::new());
+    let id = subscribe(&app, &s, ALICE, &["report.finalized", "report.sent"]);
+    publish(&app, &s, ALICE, "report.finalized");
+    let first = take_queue(&s).remove(0);
+    publish(&app, &s, ALICE, "report.sent");
+    let second = take_queue(&s).remove(0);
+    let answers = [
+        PostResult::Status(500),
+        PostResult::Failed("network error: connection reset".into()),
+        PostResult::Status(301),
+        PostResult::TimedOut,
+        PostResult::Status(404),
+    ];
+    s.answers.borrow_mut().extend(answers);
+    let mut dispositions = Vec::new();
+    for _ in 0..5 {
+        let d = consume(&app, &s, &first);
+        if let Disposition::Retry(secs) = d {
+            s.advance(u64::from(secs) * 1000);
+        }
+        dispositions.push(d);
+    }
+    assert_eq!(
+        dispositions,
+        [
+            Disposition::Retry(60),
+            Disposition::Retry(300),
+            Disposition::Retry(1800),
+            Disposition::Retry(7200),
+            Disposition::Ack
+        ]
+    );
+    let (_, w) = call(
+        &app,
+        &s,
+        ALICE,
+        Method::Get,
+        &format!("/api/v1/webhooks/{id}"),
+        None,
+    );
+    assert_eq!(w["data"]["active"], false);
+    assert_eq!(w["data"]["deactivated_reason"], "delivery_failures");
+    // The other pending delivery stopped: its message is acked without a post.
+    let posted = s.posts.borrow().len();
+    assert_eq!(consume(&app, &s, &second), Disposition::Ack);
+    assert_eq!(s.posts.borrow().len(), posted);
+    // The log has the five attempts, newest first, with their errors.
+    let (_, log) = call(
+        &app,
+        &s,
+        ALICE,
+        Method::Get,
+        &format!("/api/v1/webhooks/{id}/deliveries"),
+        None,
+    );
+    let attempts: Vec<i64> = log["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a["attempt"].as_i64().unwrap())
+        .collect();
+    assert_eq!(attempts, [5, 4, 3, 2, 1]);
+    assert_eq!(log["data"][2]["status_code"], 301);
+    assert!(log["data"][2]["error"]
+        .as_str()
+        .unwrap()
+        .contains("redirect"));
+    assert_eq!(log["data"][0]["next_attempt_at"], Value::Null);
+    assert!(log["data"][1]["next_attempt_at"].is_string());
+    // No deliveries while inactive; a test event is refused until reactivated.
+    let (_, body) = publish(&app, &s, ALICE, "report.finalized");
+    assert_eq!(body["meta"]["deliveries"], 0);
+    let (status, _) = call(
+        &app,
+        &s,
+        ALICE,
+        Method::Post,
+        &format!("/api/v1/webhooks/{id}/test"),
+        None,
+    );
+    assert_eq!(status, 409);
+    let (status, w) = call(
+        &app,
+        &s,
+        ALICE,
+        Method::Patch,
+        &format!("/api/v1/webhooks/{id}"),
+        Some(json!({"active": true})),
+    );
+    assert_eq!((status, &w["data"]["active"]), (200, &json!(true)));
+    assert_eq!(w["data"]["deactivated_at"], Value::Null);
+    let (_, body) = publish(&app, &s, ALICE, "report.finalized");
+    assert_eq!(body["meta"]["deliveries"], 1);
+    // Redelivering the failed event starts a fresh run of attempts.
+    let event = log["data"][0]["event_id"].as_str().unwrap();
+    let (status, _) = call(
+        &app,
+        &s,
+        ALICE,
+        Method::Post,
+        &format!("/api/v1/webhooks/{id}/deliveries/{event}/redeliver"),
+        None,
+    );
+    assert_eq!(status, 202);
+}
+
+#[test]
+fn a_refused_enqueue_fails_the_publish_and_leaves_nothing_behind() {
+    let (app, s) = (app(), Sqlite::new());
+    subscribe(&app, &s, ALICE, &["report.finalized"]);
+    s.refuse_queue.set(true);
+    let (status, body) = publish(&app, &s, ALICE, "report.finalized");
+    assert_eq!(status, 503, "{body}");
+    assert_eq!(s.scalar("SELECT COUNT(*) FROM events"), 0);
+    assert_eq!(s.scalar("SELECT COUNT(*) FROM deliveries"), 0);
+}
+
+#[test]
+fn secrets_are_sealed_and_never_returned() {
+    let (app, s) = (app(), Sqlite::new());
+    let id = subscribe(&app, &s, ALICE, &["report.finalized"]);
+    let stored: String =
+        s.db.query_row("SELECT secret_ciphertext FROM webhooks", [], |r| r.get(0))
+            .unwrap();
+    assert!(!stored.contains(SECRET));
+    let (_, one) = call(
+        &app,
+        &s,
+        ALICE,
+        Method::Get,
+        &format!("/api/v1/webhooks/{id}"),
+        None,
+    );
+    let (_, all) = call(&app, &s, ALICE, Method::Get, "/api/v1/webhooks", None);
+    for text in [one.to_string(), all.to_string(), s.logs.borrow().join("\n")] {
+        assert!(!text.contains(SECRET) && !text.contains("secret_ciphertext"));
+    }
+    // A changed secret signs the next attempt.
+    let (status, _) = call(
+        &app,
+        &s,
+        ALICE,
+        Method::Patch,
+        &format!("/api/v1/webhooks/{id}"),
+        Some(json!({"secret": "a-brand-new-secret-0002"})),
+    );
+    assert_eq!(status, 200);
+    call(
+        &app,
+        &s,
+        ALICE,
+        Method::Post,
+        &format!("/api/v1/webhooks/{id}/test"),
+        Some(json!({"type": "report.sent"})),
+    );
+    let message = take_queue(&s).remove(0);
+    consume(&app, &s, &message);
+    let post = &s.posts.borrow()[0];
+    assert!(super::verify_signature(
+        b"a-brand-new-secret-0002",
+        &post.body,
+        header(post, "x-radref-signature")
+    ));
+    assert_eq!(header(post, "x-radref-event"), "report.sent");
+}
+
+#[test]
+fn other_users_and_bad_input() {
+    let (app, s) = (app(), Sqlite::new());
+    let id = subscribe(&app, &s, ALICE, &["report.finalized"]);
+    for (method, path) in [
+        (Method::Get, format!("/api/v1/webhooks/{id}")),
+        (Method::Patch, format!("/api/v1/webhooks/{id}")),
+        (Method::Delete, format!("/api/v1/webhooks/{id}")),
+        (Method::Post, format!("/api/v1/webhooks/{id}/test")),
+        (Method::Get, format!("/api/v1/webhooks/{id}/deliveries")),
+    ] {
+        let body = (method == Method::Patch).then(|| json!({"active": false}));
+        let (status, err) = call(&app, &s, BOB, method, &path, body);
+        assert_eq!(status, 403, "{path}: {err}");
+        assert_eq!(err["error"]["code"], "forbidden");
+    }
+    let (_, bobs) = call(&app, &s, BOB, Method::Get, "/api/v1/webhooks", None);
+    assert_eq!(bobs["meta"]["total"], 0);
+    for (body, field) in [
+        (
+            json!({"url": "https://10.0.0.1/h", "events": ["report.sent"], "secret": SECRET}),
+            "url",
+        ),
+        (
+            json!({"url": "http://127.0.0.1:9/h", "events": ["report.sent"], "secret": SECRET}),
+            "url",
+        ),
+        (
+            json!({"url": "https://a.example/h", "events": [], "secret": SECRET}),
+            "events",
+        ),
+        (
+            json!({"url": "https://a.example/h", "events": ["report.deleted"], "secret": SECRET}),
+            "events",
+        ),
+        (
+            json!({"url": "https://a.example/h", "events": ["report.sent"], "secret": "short"}),
+            "secret",
+        ),
+        (
+            json!({"url": "https://a.example/h", "events": ["report.sent"]}),
+            "secret",
+        ),
+        (
+            json!({"url": "https://a.example/h", "events": ["report.sent"], "secret": SECRET, "active": false}),
+            "active",
+        ),
+    ] {
+        let (status, err) = call(
+            &app,
+            &s,
+            ALICE,
+            Method::Post,
+            "/api/v1/webhooks",
+            Some(body),
+        );
+        assert_eq!(status, 422, "{err}");
+        assert_eq!(err["error"]["details"]["field"], field);
+    }
+    for (body, field) in [
+        (json!({"type": "report.removed", "data": {}}), "type"),
+        (json!({"type": "report.finalized"}), "data"),
+        (
+            json!({"type": "report.finalized", "data": {"report_id": "r", "exam_type": "CT", "status": "final"}}),
+            "data.has_critical_finding",
+        ),
+        (
+            json!({"type": "report.finalized", "data": {"report_id": " ", "exam_type": "CT", "status": "final", "has_critical_finding": false}}),
+            "data.report_id",
+        ),
+        (
+            json!({"type": "report.finalized", "data": {"report_id": "r", "exam_type": 3, "status": "final", "has_critical_finding": false}}),
+            "data.exam_type",
+        ),
+    ] {
+        let (status, err) = call(&app, &s, ALICE, Method::Post, "/api/v1/events", Some(body));
+        assert_eq!(status, 422, "{err}");
+        assert_eq!(err["error"]["details"]["field"], field);
+    }
+    assert_eq!(
+        s.scalar("SELECT COUNT(*) FROM events"),
+        0,
+        "nothing published by bad input"
+    );
+    // Deleting stops queued deliveries: the message is acked without a post.
+    publish(&app, &s, ALICE, "report.finalized");
+    let message = take_queue(&s).remove(0);
+    let (status, _) = call(
+        &app,
+        &s,
+        ALICE,
+        Method::Delete,
+        &format!("/api/v1/webhooks/{id}"),
+        None,
+    );
+    assert_eq!(status, 204);
+    assert_eq!(consume(&app, &s, &message), Disposition::Ack);
+    assert!(s.posts.borrow().is_empty());
+}
+
+#[test]
+fn without_a_sealing_key_subscriptions_are_unavailable_not_stored_in_clear() {
+    let app = App::new(Config::default());
+    let s = Sqlite::new();
+    let (status, _) = call(
+        &app,
+        &s,
+        ALICE,
+        Method::Post,
+        "/api/v1/webhooks",
+        Some(json!({"url": "https://a.example/h", "events": ["report.sent"], "secret": SECRET})),
+    );
+    assert_eq!(status, 503);
+    assert_eq!(s.scalar("SELECT COUNT(*) FROM webhooks"), 0);
+}
