@@ -1,5 +1,5 @@
 # radref: the two commands a newcomer needs are `make dev` and `make test`.
-.PHONY: dev test setup fmt clean corpus-check bench key revoke-key
+.PHONY: dev test setup fmt clean corpus-check bench key revoke-key simulate receiver
 
 ## Install what is missing, migrate the local D1 database and serve on 127.0.0.1:8787.
 dev:
@@ -36,3 +36,11 @@ key:
 ## Revoke an API key: make revoke-key ID=<key id> [REMOTE=1]
 revoke-key:
 	@scripts/key.sh revoke "$(ID)"
+
+## Publish sample events to a running service: make simulate [TYPE=report.finalized|all] [KEY=...] [BASE_URL=...]
+simulate:
+	@TYPE="$(or $(TYPE),all)" scripts/simulate.sh
+
+## A local webhook receiver that verifies signatures: make receiver SECRET=<secret> [PORT=9000]
+receiver:
+	@python3 scripts/receiver.py --port "$(or $(PORT),9000)" --secret "$(SECRET)"

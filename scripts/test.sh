@@ -69,7 +69,7 @@ phase_done
 
 phase "test: contract run against the live worker (schemathesis, all checks)"
 # Checks are configured in tests/contract/schemathesis.toml. The key (tests/fixtures/keys.sql)
-# has the context and templates scopes.
+# has every scope.
 (cd tests/contract && SCHEMATHESIS_HOOKS=hooks "$PY_VENV/bin/schemathesis" --no-color run \
     "$BASE_URL/api/v1/openapi" --url "$BASE_URL" --max-examples 50 --seed 20261122 --workers 1 \
     -H "Authorization: Bearer rr_contract_contractTestsKeyAllScopes0001") \

@@ -68,6 +68,28 @@ fn limit_schema(max: u32, default: u32) -> Value {
 
 /// Responses of a template operation: the success, the errors every one has, and `extra`.
 fn template_responses(status: &str, body: Value, extra: &[&str]) -> Value {
+    keyed_responses(
+        status,
+        body,
+        "forbidden: the template belongs to another user, or the key lacks the templates scope.",
+        &extra
+            .iter()
+            .map(|code| {
+                let text = match *code {
+                    "404" => "not_found: no such template (or no template answers to the command).",
+                    "409" => "conflict: a voice command or alias is already one of the caller's (details.field = voice_command, details.existing_template_id).",
+                    "413" => "payload_too_large: body over 2097152 bytes.",
+                    _ => "validation_error: details.field names the offending field or parameter.",
+                };
+                (*code, text)
+            })
+            .collect::<Vec<_>>(),
+    )
+}
+
+/// Responses of a keyed operation (templates, webhooks, events): the success, 400, 401, 403
+/// (`forbidden`), 429, and the `extra` statuses with their descriptions.
+fn keyed_responses(status: &str, body: Value, forbidden: &str, extra: &[(&str, &str)]) -> Value {
     let detailed = |description: &str| {
         json!({ "description": description, "headers": rate_headers(),
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/DetailedError" } } } })
@@ -76,7 +98,7 @@ fn template_responses(status: &str, body: Value, extra: &[&str]) -> Value {
         "400": detailed("bad_request: malformed JSON, a body that is not a JSON object, or a Content-Type other than application/json."),
         "401": { "description": "unauthorized: key missing, malformed, unknown or revoked.",
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/DetailedError" } } } },
-        "403": detailed("forbidden: the template belongs to another user, or the key lacks the templates scope."),
+        "403": detailed(forbidden),
         "429": detailed("rate_limited: too many requests for this key; see Retry-After.")
     });
     responses[status] = if body.is_null() {
@@ -84,16 +106,199 @@ fn template_responses(status: &str, body: Value, extra: &[&str]) -> Value {
     } else {
         json!({ "description": "Success.", "headers": rate_headers(), "content": { "application/json": { "schema": body } } })
     };
-    for code in extra {
-        let text = match *code {
-            "404" => "not_found: no such template (or no template answers to the command).",
-            "409" => "conflict: a voice command or alias is already one of the caller's (details.field = voice_command, details.existing_template_id).",
-            "413" => "payload_too_large: body over 2097152 bytes.",
-            _ => "validation_error: details.field names the offending field or parameter.",
-        };
+    for (code, text) in extra {
         responses[*code] = detailed(text);
     }
     responses
+}
+
+/// Responses of a webhook operation.
+fn webhook_responses(status: &str, body: Value, extra: &[&str]) -> Value {
+    let extra: Vec<(&str, &str)> = extra
+        .iter()
+        .map(|code| {
+            let text = match *code {
+                "404" => "not_found: no such webhook (or no delivery of that event to it).",
+                "409" => "conflict: the webhook is inactive (reactivate it with PATCH active=true), a delivery of the event is still in progress, or the user already holds 50 webhooks.",
+                "413" => "payload_too_large: body over 65536 bytes.",
+                "503" => "unavailable: storage or the deliveries queue failed (nothing was published or changed; retry), or the deployment has no WEBHOOK_SECRET_KEY.",
+                _ => "validation_error: details.field names the offending field or parameter (url, events, secret, active, type, data.<field>, limit, offset).",
+            };
+            (*code, text)
+        })
+        .collect();
+    keyed_responses(
+        status,
+        body,
+        "forbidden: the webhook belongs to another user, or the key lacks the webhooks (events:publish) scope.",
+        &extra,
+    )
+}
+
+fn data_of(schema: &str) -> Value {
+    json!({ "type": "object", "required": ["data"], "properties": { "data": { "$ref": format!("#/components/schemas/{schema}") } } })
+}
+
+fn page_of(schema: &str) -> Value {
+    json!({
+        "type": "object", "required": ["data", "meta"],
+        "properties": {
+            "data": { "type": "array", "items": { "$ref": format!("#/components/schemas/{schema}") } },
+            "meta": { "type": "object", "required": ["total", "limit", "offset", "has_more"],
+                "properties": { "total": { "type": "integer" }, "limit": { "type": "integer" }, "offset": { "type": "integer" }, "has_more": { "type": "boolean" } } }
+        }
+    })
+}
+
+/// Subscriber URLs as the schema states them: https, a DNS name, an optional port and path.
+/// (The service also refuses local names such as `.local`; see `webhooks::check_url`.)
+const URL_PATTERN: &str = "^https://[a-z0-9]([a-z0-9-]{0,20}[a-z0-9])?(\\.[a-z0-9]([a-z0-9-]{0,20}[a-z0-9])?)*\\.(com|org|net|io|dev|example)(:[1-9][0-9]{0,3})?(/[A-Za-z0-9._~-]{0,40}){0,4}$";
+
+/// The paths of the webhook routes.
+fn webhook_paths() -> Value {
+    let security = json!([ { "bearerAuth": [] }, { "apiKeyHeader": [] } ]);
+    let id = json!({ "name": "id", "in": "path", "required": true, "schema": { "type": "string" }, "description": "The webhook id (wh_...)." });
+    let paging = json!([
+        { "name": "limit", "in": "query", "required": false, "description": "Page size, 1 to 100.", "schema": { "anyOf": [ { "type": "integer", "minimum": 1, "maximum": 100 }, { "type": "string", "maxLength": 0 } ], "default": 20 } },
+        { "name": "offset", "in": "query", "required": false, "description": "Items to skip.", "schema": { "anyOf": [ { "type": "integer", "minimum": 0, "maximum": 1000000 }, { "type": "string", "maxLength": 0 } ], "default": 0 } }
+    ]);
+    let mut deliveries_params = paging.clone();
+    deliveries_params.as_array_mut().unwrap().push(json!({ "name": "event_id", "in": "query", "required": false, "description": "Only the attempts of this event.", "schema": { "type": "string" } }));
+    json!({
+        "/api/v1/webhooks": {
+            "get": {
+                "operationId": "listWebhooks", "tags": ["webhooks"], "summary": "The caller's webhook subscriptions, newest first",
+                "security": security, "parameters": paging,
+                "responses": webhook_responses("200", page_of("Webhook"), &["422", "503"])
+            },
+            "post": {
+                "operationId": "createWebhook", "tags": ["webhooks"],
+                "summary": "Subscribe a URL to event types (201; the secret is stored sealed and never returned)",
+                "security": security,
+                "requestBody": { "required": true, "content": { "application/json": { "schema": { "$ref": "#/components/schemas/WebhookCreate" },
+                    "example": { "url": "https://hooks.example.org/radref", "events": ["report.finalized", "critical_finding.detected"], "secret": "a-long-random-secret-of-yours" } } } },
+                "responses": webhook_responses("201", data_of("Webhook"), &["409", "413", "422", "503"])
+            }
+        },
+        "/api/v1/webhooks/{id}": {
+            "parameters": [ id.clone() ],
+            "get": { "operationId": "getWebhook", "tags": ["webhooks"], "summary": "One of the caller's webhooks", "security": security,
+                "responses": webhook_responses("200", data_of("Webhook"), &["404", "503"]) },
+            "patch": { "operationId": "updateWebhook", "tags": ["webhooks"],
+                "summary": "Change url, events, secret or active; active=true reactivates an inactive webhook, active=false pauses it and cancels its pending deliveries",
+                "security": security,
+                "requestBody": { "required": true, "content": { "application/json": { "schema": { "$ref": "#/components/schemas/WebhookUpdate" } } } },
+                "responses": webhook_responses("200", data_of("Webhook"), &["404", "413", "422", "503"]) },
+            "delete": { "operationId": "deleteWebhook", "tags": ["webhooks"], "summary": "Delete a webhook, its pending deliveries and its attempt log", "security": security,
+                "responses": webhook_responses("204", Value::Null, &["404", "503"]) }
+        },
+        "/api/v1/webhooks/{id}/test": {
+            "parameters": [ id.clone() ],
+            "post": { "operationId": "testWebhook", "tags": ["webhooks"],
+                "summary": "Send a signed test event of a chosen type (default report.finalized) to this webhook only, through the same queue and retries",
+                "security": security,
+                "requestBody": { "required": false, "content": { "application/json": { "schema": {
+                    "type": "object", "additionalProperties": false,
+                    "properties": { "type": { "anyOf": [ { "$ref": "#/components/schemas/EventType" }, { "type": "null" } ],
+                        "description": "The event type to send; absent or null: report.finalized." } } } } } },
+                "responses": webhook_responses("202", {
+                    let mut body = data_of("WebhookEvent");
+                    body["properties"]["meta"] = json!({ "type": "object", "properties": { "webhook_id": { "type": "string" }, "deliveries": { "type": "integer" } } });
+                    body
+                }, &["404", "409", "413", "422", "503"]) }
+        },
+        "/api/v1/webhooks/{id}/deliveries": {
+            "parameters": [ id.clone() ],
+            "get": { "operationId": "listWebhookDeliveries", "tags": ["webhooks"],
+                "summary": "The attempt log of this webhook, newest first: event, attempt number, outcome, status code, duration, error, next attempt time",
+                "security": security, "parameters": deliveries_params,
+                "responses": webhook_responses("200", page_of("DeliveryAttempt"), &["404", "422", "503"]) }
+        },
+        "/api/v1/webhooks/{id}/deliveries/{event_id}/redeliver": {
+            "parameters": [ id, { "name": "event_id", "in": "path", "required": true, "schema": { "type": "string" }, "description": "An event this webhook was sent (evt_...)." } ],
+            "post": { "operationId": "redeliverWebhookEvent", "tags": ["webhooks"],
+                "summary": "Send an event to this webhook again: the same body and webhook-id, a fresh run of up to five attempts",
+                "security": security,
+                "responses": webhook_responses("202", json!({ "type": "object", "required": ["data"], "properties": { "data": { "type": "object", "required": ["webhook_id", "event_id", "state"],
+                    "properties": { "webhook_id": { "type": "string" }, "event_id": { "type": "string" }, "state": { "const": "pending" } } } } }), &["404", "409", "503"]) }
+        },
+        "/api/v1/events": {
+            "post": { "operationId": "publishEvent", "tags": ["webhooks"],
+                "summary": "Publish an event (key with the events:publish scope): one delivery to each of the publisher's active webhooks subscribed to its type",
+                "security": security,
+                "requestBody": { "required": true, "content": { "application/json": { "schema": { "$ref": "#/components/schemas/EventPublish" },
+                    "example": { "type": "report.finalized", "data": { "report_id": "rep_123", "exam_type": "CT chest", "status": "final", "has_critical_finding": false } } } } },
+                "responses": webhook_responses("202", {
+                    let mut body = data_of("WebhookEvent");
+                    body["required"] = json!(["data", "meta"]);
+                    body["properties"]["meta"] = json!({ "type": "object", "required": ["deliveries"], "properties": { "deliveries": { "type": "integer", "description": "Deliveries queued (0 when no active webhook of the publisher takes the type)." } } });
+                    body
+                }, &["413", "422", "503"]) }
+        }
+    })
+}
+
+/// The schemas of the webhook routes.
+fn webhook_schemas() -> Value {
+    let events = json!({ "type": "array", "minItems": 1, "items": { "$ref": "#/components/schemas/EventType" },
+        "description": "At least one event type; a repeated type counts once." });
+    let secret = json!({ "type": "string", "minLength": 16, "maxLength": 256, "description": "Signing secret chosen by the subscriber (16 to 256 characters). Never returned." });
+    let url = json!({ "type": "string", "maxLength": 2048, "pattern": URL_PATTERN,
+        "description": "https only; no credentials; no private, loopback, link-local or metadata address literal and no local name (localhost, .local, .internal). Deployments for local testing may allow http to a loopback address (ALLOW_HTTP_LOOPBACK)." });
+    let text = json!({ "type": "string", "minLength": 1, "maxLength": 200, "pattern": "\\S" });
+    json!({
+        "EventType": { "type": "string", "enum": crate::webhooks::EVENT_TYPES },
+        "Webhook": {
+            "type": "object",
+            "required": ["id", "url", "events", "active", "deactivated_at", "deactivated_reason", "created_at", "updated_at"],
+            "properties": {
+                "id": { "type": "string" }, "url": { "type": "string" }, "events": { "type": "array", "items": { "$ref": "#/components/schemas/EventType" } },
+                "active": { "type": "boolean", "description": "False after five failed attempts of one delivery (delivery_failures) or when paused (by_request)." },
+                "deactivated_at": { "type": ["string", "null"] },
+                "deactivated_reason": { "enum": ["delivery_failures", "by_request", null] },
+                "created_at": { "type": "string" }, "updated_at": { "type": "string" }
+            }
+        },
+        "WebhookCreate": {
+            "type": "object", "additionalProperties": false, "required": ["url", "events", "secret"],
+            "properties": { "url": url.clone(), "events": events.clone(), "secret": secret.clone() }
+        },
+        "WebhookUpdate": {
+            "type": "object", "additionalProperties": false,
+            "properties": { "url": url, "events": events, "secret": secret, "active": { "type": "boolean" } }
+        },
+        "WebhookEvent": {
+            "type": "object", "required": ["id", "type", "created_at", "data"],
+            "description": "The envelope posted to subscribers, byte for byte the same on every attempt.",
+            "properties": { "id": { "type": "string", "description": "Unique event id (evt_...); also the webhook-id header. Deduplicate on it." },
+                "type": { "$ref": "#/components/schemas/EventType" }, "created_at": { "type": "string" }, "data": { "type": "object" } }
+        },
+        "EventPublish": {
+            "oneOf": [
+                { "type": "object", "additionalProperties": false, "required": ["type", "data"],
+                  "properties": { "type": { "const": "report.finalized" },
+                    "data": { "type": "object", "required": ["report_id", "exam_type", "status", "has_critical_finding"],
+                      "properties": { "report_id": text.clone(), "exam_type": text.clone(), "status": text, "has_critical_finding": { "type": "boolean" } } } } },
+                { "type": "object", "additionalProperties": false, "required": ["type", "data"],
+                  "properties": { "type": { "enum": ["report.created", "report.sent", "report.updated", "critical_finding.detected", "connection.status_changed"] },
+                    "data": { "type": "object" } } }
+            ]
+        },
+        "DeliveryAttempt": {
+            "type": "object",
+            "required": ["delivery_id", "event_id", "type", "attempt", "outcome", "status_code", "duration_ms", "error", "attempted_at", "next_attempt_at"],
+            "properties": {
+                "delivery_id": { "type": "string" }, "event_id": { "type": "string" }, "type": { "$ref": "#/components/schemas/EventType" },
+                "attempt": { "type": "integer", "minimum": 1, "maximum": 5 },
+                "outcome": { "enum": ["succeeded", "failed"] },
+                "status_code": { "type": ["integer", "null"], "description": "The subscriber's status; null when there was none (timeout, network error, reset)." },
+                "duration_ms": { "type": "integer" },
+                "error": { "type": ["string", "null"] },
+                "attempted_at": { "type": "string" },
+                "next_attempt_at": { "type": ["string", "null"], "description": "When the next attempt is due after a failure; null after a success or the last attempt." }
+            }
+        }
+    })
 }
 
 fn context_responses(post: bool) -> Value {
@@ -121,6 +326,20 @@ fn context_responses(post: bool) -> Value {
 
 /// The OpenAPI document.
 pub fn document() -> Value {
+    let mut doc = base_document();
+    if let (Some(paths), Value::Object(more)) = (doc["paths"].as_object_mut(), webhook_paths()) {
+        paths.extend(more);
+    }
+    if let (Some(schemas), Value::Object(more)) = (
+        doc["components"]["schemas"].as_object_mut(),
+        webhook_schemas(),
+    ) {
+        schemas.extend(more);
+    }
+    doc
+}
+
+fn base_document() -> Value {
     let line = json!({
         "type": "object",
         "description": "A clinical line: a paraphrase with its source, locator, consensus and verification.",
@@ -279,7 +498,7 @@ pub fn document() -> Value {
             "license": { "name": "Content: paraphrased, cited reference material" }
         },
         "servers": [ { "url": "/" } ],
-        "tags": [ { "name": "corpus", "description": "Open, read-only, CORS *" }, { "name": "templates", "description": "Per-user report templates; bearer key with the templates scope" }, { "name": "service" } ],
+        "tags": [ { "name": "corpus", "description": "Open, read-only, CORS *" }, { "name": "templates", "description": "Per-user report templates; bearer key with the templates scope" }, { "name": "webhooks", "description": "Signed event deliveries to subscriber URLs, with retries; bearer key with the webhooks scope (publishing: events:publish)" }, { "name": "service" } ],
         "paths": {
             "/api/v1/health": {
                 "get": {
@@ -616,7 +835,10 @@ mod tests {
         let paths = doc["paths"].as_object().unwrap();
         for path in paths.keys() {
             let concrete = path.replace("{id}", "fleischner-2017");
-            let concrete = concrete.replace("/templates/fleischner-2017", "/templates/tpl_x");
+            let concrete = concrete
+                .replace("/templates/fleischner-2017", "/templates/tpl_x")
+                .replace("/webhooks/fleischner-2017", "/webhooks/wh_x")
+                .replace("{event_id}", "evt_x");
             assert!(
                 crate::router::Route::resolve(&concrete).is_some(),
                 "{path} is documented but not routed"
@@ -637,6 +859,12 @@ mod tests {
             "/api/v1/templates/voice",
             "/api/v1/templates/{id}",
             "/api/v1/templates/{id}/use",
+            "/api/v1/webhooks",
+            "/api/v1/webhooks/{id}",
+            "/api/v1/webhooks/{id}/test",
+            "/api/v1/webhooks/{id}/deliveries",
+            "/api/v1/webhooks/{id}/deliveries/{event_id}/redeliver",
+            "/api/v1/events",
             "/feed/changes.xml",
             "/llms.txt",
         ] {

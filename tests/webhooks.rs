@@ -274,7 +274,9 @@ fn assert_signed(r: &Received) {
         radref::webhooks::base64(&mac.finalize().into_bytes())
     );
     assert!(
-        r.header("webhook-signature").split(' ').any(|s| s == expected),
+        r.header("webhook-signature")
+            .split(' ')
+            .any(|s| s == expected),
         "Standard Webhooks signature"
     );
     assert!(r.header("content-type").starts_with("application/json"));
@@ -488,7 +490,9 @@ fn subscriptions_crud_ownership_and_validation() {
         &alice,
         "PATCH",
         &format!("/api/v1/webhooks/{id}"),
-        Some(json!({ "events": ["report.created", "report.sent"], "secret": "another-secret-value-01" })),
+        Some(
+            json!({ "events": ["report.created", "report.sent"], "secret": "another-secret-value-01" }),
+        ),
     );
     assert_eq!(reply.status, 200, "{}", reply.body);
     assert_eq!(
@@ -596,7 +600,9 @@ fn keys_and_scopes() {
         &key(8),
         "POST",
         "/api/v1/events",
-        Some(json!({"type": "report.finalized", "data": {"report_id": "r", "exam_type": "CT", "status": "final"}})),
+        Some(
+            json!({"type": "report.finalized", "data": {"report_id": "r", "exam_type": "CT", "status": "final"}}),
+        ),
     );
     assert_eq!(reply.status, 422);
     assert_eq!(

@@ -268,22 +268,27 @@ async fn queue(
     console_error_panic_hook::set_once();
     let app = APP.with(|app| app.get_or_init(|| Rc::new(App::new(config(&env)))).clone());
     let services = WorkerServices { env };
-    for raw in batch.raw_iter() {
-        // A body that is not JSON becomes null, which the consumer acks and logs.
-        let body: serde_json::Value = raw
-            .body()
-            .as_string()
-            .and_then(|text| serde_json::from_str(&text).ok())
-            .unwrap_or(serde_json::Value::Null);
-        match crate::webhooks::delivery::process(&app.config, &services, &body).await {
-            Disposition::Ack => raw.ack(),
-            Disposition::Retry(delay) => raw.retry_with_options(
-                &QueueRetryOptionsBuilder::new()
-                    .with_delay_seconds(delay)
-                    .build(),
-            ),
+    // Each message is one attempt to one subscriber; a slow subscriber (up to the 5-second
+    // limit) must not hold up the others of the batch, so they run concurrently.
+    let attempts = batch.raw_iter().map(|raw| {
+        let (app, services) = (&app, &services);
+        async move {
+            let body: serde_json::Value = raw
+                .body()
+                .as_string()
+                .and_then(|text| serde_json::from_str(&text).ok())
+                .unwrap_or(serde_json::Value::Null);
+            match crate::webhooks::delivery::process(&app.config, services, &body).await {
+                Disposition::Ack => raw.ack(),
+                Disposition::Retry(delay) => raw.retry_with_options(
+                    &QueueRetryOptionsBuilder::new()
+                        .with_delay_seconds(delay)
+                        .build(),
+                ),
+            }
         }
-    }
+    });
+    futures_util::future::join_all(attempts).await;
     Ok(())
 }
 
