@@ -157,7 +157,7 @@ const URL_PATTERN: &str = "^https://[a-z0-9]([a-z0-9-]{0,20}[a-z0-9])?(\\.[a-z0-
 /// The paths of the webhook routes.
 fn webhook_paths() -> Value {
     let security = json!([ { "bearerAuth": [] }, { "apiKeyHeader": [] } ]);
-    let id = json!({ "name": "id", "in": "path", "required": true, "schema": { "type": "string" }, "description": "The webhook id (wh_...)." });
+    let id = json!({ "name": "id", "in": "path", "required": true, "schema": { "type": "string", "pattern": "^wh_[0-9a-f]{24}$" }, "description": "The webhook id (wh_ and 24 hex digits)." });
     let paging = json!([
         { "name": "limit", "in": "query", "required": false, "description": "Page size, 1 to 100.", "schema": { "anyOf": [ { "type": "integer", "minimum": 1, "maximum": 100 }, { "type": "string", "maxLength": 0 } ], "default": 20 } },
         { "name": "offset", "in": "query", "required": false, "description": "Items to skip.", "schema": { "anyOf": [ { "type": "integer", "minimum": 0, "maximum": 1000000 }, { "type": "string", "maxLength": 0 } ], "default": 0 } }
@@ -215,7 +215,7 @@ fn webhook_paths() -> Value {
                 "responses": webhook_responses("200", page_of("DeliveryAttempt"), &["404", "422", "503"]) }
         },
         "/api/v1/webhooks/{id}/deliveries/{event_id}/redeliver": {
-            "parameters": [ id, { "name": "event_id", "in": "path", "required": true, "schema": { "type": "string" }, "description": "An event this webhook was sent (evt_...)." } ],
+            "parameters": [ id, { "name": "event_id", "in": "path", "required": true, "schema": { "type": "string", "pattern": "^evt_[0-9a-f]{32}$" }, "description": "An event this webhook was sent (evt_ and 32 hex digits)." } ],
             "post": { "operationId": "redeliverWebhookEvent", "tags": ["webhooks"],
                 "summary": "Send an event to this webhook again: the same body and webhook-id, a fresh run of up to five attempts",
                 "security": security,
