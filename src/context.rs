@@ -911,8 +911,23 @@ pub struct Selected {
     pub forced: bool,
 }
 
+/// A system that would have been selected but is left out because `verified` asks for
+/// current systems only (its status is draft or retired).
+#[derive(Clone, Debug)]
+pub struct Withheld {
+    pub system: &'static SystemEntry,
+    pub score: f64,
+}
+
 /// Ranks the systems for a query; the best first, at most `limit` plus forced systems.
 pub fn rank(query: &ContextQuery) -> (Finding, Vec<Selected>) {
+    let (finding, selected, _) = rank_with_withheld(query);
+    (finding, selected)
+}
+
+/// [`rank`], plus the systems `verified` kept out that would have ranked among the selected
+/// (at most three), so the answer can say a matching entry exists but is not current.
+pub fn rank_with_withheld(query: &ContextQuery) -> (Finding, Vec<Selected>, Vec<Withheld>) {
     let finding = read_finding(&query.text);
     let hits = if query.text.trim().is_empty() {
         Vec::new()
@@ -940,12 +955,11 @@ pub fn rank(query: &ContextQuery) -> (Finding, Vec<Selected>) {
         }
     }
     let mut ranked: Vec<Selected> = Vec::new();
+    let mut withheld: Vec<Withheld> = Vec::new();
     for (index, system) in SYSTEMS.iter().enumerate() {
         let forced = query.systems.iter().any(|s| s == system.slug);
+        let not_current = !forced && query.verified && system.status != Status::Current;
         if !forced {
-            if query.verified && system.status != Status::Current {
-                continue;
-            }
             if let Some(organ) = &query.organ {
                 if !system.organs.contains(&organ.as_str()) {
                     continue;
@@ -998,6 +1012,12 @@ pub fn rank(query: &ContextQuery) -> (Finding, Vec<Selected>) {
         if forced {
             reasons.insert(0, "requested in systems".to_string());
         }
+        if not_current {
+            if score > 0.0 {
+                withheld.push(Withheld { system, score });
+            }
+            continue;
+        }
         if score > 0.0 || forced {
             ranked.push(Selected {
                 system,
@@ -1022,7 +1042,20 @@ pub fn rank(query: &ContextQuery) -> (Finding, Vec<Selected>) {
     });
     let forced = ranked.iter().filter(|s| s.forced).count();
     ranked.truncate(query.limit.max(forced));
-    (finding, ranked)
+    // A withheld system counts when it would have made the cut.
+    let bar = if ranked.len() < query.limit {
+        0.0
+    } else {
+        ranked.last().map_or(0.0, |s| s.score)
+    };
+    withheld.retain(|w| w.score > bar);
+    withheld.sort_by(|a, b| {
+        b.score
+            .partial_cmp(&a.score)
+            .unwrap_or(std::cmp::Ordering::Equal)
+    });
+    withheld.truncate(3);
+    (finding, ranked, withheld)
 }
 
 /// A line as the context shows it, or `None` when `verified` withholds it.
@@ -1119,7 +1152,7 @@ fn missing_inputs(detail: &Value, finding: &Finding, folded: &str) -> Vec<Value>
 
 /// The context as JSON.
 pub fn to_json(query: &ContextQuery) -> Value {
-    let (finding, selected) = rank(query);
+    let (finding, selected, withheld) = rank_with_withheld(query);
     let folded = format!(" {} ", text::words(&query.text).join(" "));
     let mut systems = Vec::new();
     for sel in &selected {
@@ -1225,6 +1258,16 @@ pub fn to_json(query: &ContextQuery) -> Value {
             "cues": finding.cues,
         },
         "systems": systems,
+        "withheld_systems": withheld.iter().map(|w| json!({
+            "slug": w.system.slug,
+            "name": w.system.name,
+            "status": w.system.status.as_str(),
+            "score": (w.score * 100.0).round() / 100.0,
+            "reason": format!(
+                "matches the finding, but the entry's status is {}: it is incomplete or no longer current, so verified=true leaves it out; ask with verified=false, or name it in systems, to include it",
+                w.system.status.as_str()
+            ),
+        })).collect::<Vec<_>>(),
     });
     if crate::http::is_blank(&query.text) && query.systems.is_empty() {
         out["note"] = json!(
@@ -1318,6 +1361,26 @@ pub fn markdown(query: &ContextQuery, json: &Value) -> String {
         md.push_str(&format!("Finding: {}\n\n", one_line(&query.text, 600)));
     }
     let systems = json["systems"].as_array().cloned().unwrap_or_default();
+    let withheld = json["withheld_systems"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    if !withheld.is_empty() {
+        md.push_str("Left out because their entries are not current (ask with verified=false to include them): ");
+        let names: Vec<String> = withheld
+            .iter()
+            .map(|w| {
+                format!(
+                    "{} (`{}`, {})",
+                    w["name"].as_str().unwrap_or_default(),
+                    w["slug"].as_str().unwrap_or_default(),
+                    w["status"].as_str().unwrap_or_default()
+                )
+            })
+            .collect();
+        md.push_str(&names.join("; "));
+        md.push_str(".\n\n");
+    }
     if systems.is_empty() {
         md.push_str("No system in the corpus matched this finding.\n");
     }
@@ -1525,6 +1588,37 @@ mod tests {
     }
 
     #[test]
+    fn verified_names_the_draft_entries_it_leaves_out() {
+        let text = "Incidental pituitary lesion, 6 mm, on brain MRI";
+        let json = to_json(&q(text));
+        let slugs: Vec<&str> = json["systems"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|s| s["slug"].as_str())
+            .collect();
+        assert!(
+            !slugs.contains(&"acr-if-pituitary-2018"),
+            "a draft entry is not selected"
+        );
+        let withheld = json["withheld_systems"].as_array().unwrap();
+        assert_eq!(withheld[0]["slug"], "acr-if-pituitary-2018");
+        assert_eq!(withheld[0]["status"], "draft");
+        assert!(markdown(&q(text), &json).contains("`acr-if-pituitary-2018`, draft"));
+        // Asked for everything, it is the first system; nothing is withheld then.
+        let all =
+            ContextQuery::new(Some(text.into()), None, None, None, None, Some(false)).unwrap();
+        let json = to_json(&all);
+        assert_eq!(json["systems"][0]["slug"], "acr-if-pituitary-2018");
+        assert_eq!(json["withheld_systems"], json!([]));
+        // A finding no draft entry matches withholds nothing.
+        let json = to_json(&q(
+            "6 mm solid pulmonary nodule on CT in a 60-year-old smoker",
+        ));
+        assert_eq!(json["withheld_systems"], json!([]));
+    }
+
+    #[test]
     fn verified_withholds_draft_lines_and_says_so() {
         let json = to_json(&q("bosniak IIF renal cyst"));
         let first = &json["systems"][0];
@@ -1613,8 +1707,10 @@ mod quality {
             for slug in &case.expected {
                 assert!(compiled::system(slug).is_some(), "unknown slug {slug}");
             }
+            // The ranking itself, over every system: verified=false, so draft entries compete.
             let query =
-                ContextQuery::new(Some(case.text.clone()), None, None, None, None, None).unwrap();
+                ContextQuery::new(Some(case.text.clone()), None, None, None, None, Some(false))
+                    .unwrap();
             let ranked: Vec<&str> = rank(&query).1.iter().map(|s| s.system.slug).collect();
             let hit = |n: usize| {
                 ranked

@@ -248,6 +248,7 @@ pub fn tools() -> Vec<Value> {
             "outputSchema": output(json!({
                 "notice": { "type": "string" }, "query": { "type": "object" }, "finding": { "type": "object" },
                 "systems": { "type": "array", "items": { "type": "object", "required": ["slug", "why", "outcomes", "references", "withheld_draft_lines"] } },
+                "withheld_systems": { "type": "array", "items": { "type": "object", "required": ["slug", "status", "reason"] } },
                 "markdown": { "type": "string" }
             }), &["notice", "systems", "markdown"]),
             "annotations": annotations("Ground a finding"),

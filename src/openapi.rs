@@ -724,6 +724,9 @@ fn base_document() -> Value {
                         "query": { "type": "object" },
                         "finding": { "type": "object", "description": "What was read from the text: organs, modalities, sizes_mm, age_years, cues." },
                         "note": { "type": "string", "description": "Present when nothing was asked for." },
+                        "withheld_systems": { "type": "array", "description": "With verified=true: systems that match the finding and would have been selected, left out because their entry's status is draft or retired (at most three).",
+                            "items": { "type": "object", "required": ["slug", "name", "status", "score", "reason"],
+                                "properties": { "slug": { "type": "string" }, "name": { "type": "string" }, "status": { "$ref": "#/components/schemas/Status" }, "score": { "type": "number" }, "reason": { "type": "string" } } } },
                         "systems": { "type": "array", "items": {
                             "type": "object",
                             "required": ["slug", "name", "family", "status", "why", "scope", "decision_units", "outcomes", "missing_inputs", "references", "withheld_draft_lines"],
