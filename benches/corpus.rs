@@ -98,4 +98,32 @@ fn main() {
     measure("GET /api/v1/health (no corpus work)", |_| {
         get("/api/v1/health")
     });
+    // The per-attempt work of a webhook delivery that is not I/O: opening the sealed secret and
+    // both signatures over a 1 KiB envelope.
+    let key = radref::config::SecretKey([7; 32]);
+    let sealed = radref::webhooks::seal::seal(
+        &key,
+        "wh_0123456789abcdef01234567",
+        "a-subscriber-secret-of-32-chars!",
+        "000102030405060708090a0b0c0d0e0f1011121314151617",
+    )
+    .expect("seal");
+    let body = vec![b'x'; 1024];
+    measure("webhook: open the sealed secret", |_| {
+        black_box(radref::webhooks::seal::open(
+            &key,
+            "wh_0123456789abcdef01234567",
+            &sealed,
+        ));
+    });
+    measure("webhook: both signatures, 1 KiB body", |_| {
+        let secret = b"a-subscriber-secret-of-32-chars!";
+        black_box(radref::webhooks::signature(secret, &body));
+        black_box(radref::webhooks::standard_signature(
+            secret,
+            "evt_0123456789abcdef0123456789abcdef",
+            1_795_000_000,
+            &body,
+        ));
+    });
 }
