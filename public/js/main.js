@@ -76,6 +76,12 @@ async function health() {
   }
 }
 
+// The skip link must not change the hash (the router owns it): it just moves focus.
+document.querySelector('.skip-link').addEventListener('click', (event) => {
+  event.preventDefault();
+  main.focus();
+});
+
 window.addEventListener('hashchange', async () => {
   await route();
   focusHeading();
