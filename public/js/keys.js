@@ -3,6 +3,7 @@
 
 import { h, field, setFieldError, newId } from './dom.js';
 
+const SCOPES = ['context', 'templates', 'webhooks'];
 const KEY_FORMAT = /^rr_[a-z0-9]{4,32}_[A-Za-z0-9]{16,128}$/;
 
 function storageKey(scope) {
@@ -42,10 +43,19 @@ export function keyPanel(scope, { purpose, onChange }) {
     h('h2', { id: titleId, class: 'visually-hidden' }, `API key (${scope})`),
     f.wrap, h('div', { class: 'actions' }, save, forget), state);
 
+  // A key given on another screen (the development keys have every scope) can be reused here.
+  const reuse = h('button', { type: 'button', class: 'secondary', hidden: true });
+  form.querySelector('.actions').append(reuse);
   let current = storedKey(scope);
   const show = () => {
     state.textContent = current ? `Using key ${maskKey(current)} (session storage).` : 'No key entered yet.';
     forget.hidden = !current;
+    const other = current ? null : SCOPES.filter((s) => s !== scope).map((s) => [s, storedKey(s)]).find(([, k]) => k);
+    reuse.hidden = !other;
+    if (other) {
+      reuse.textContent = `Use the key entered for ${other[0]} (${maskKey(other[1])})`;
+      reuse.onclick = () => { input.value = other[1]; form.requestSubmit(); };
+    }
   };
   show();
 

@@ -81,3 +81,12 @@ test('the page talks to the API only: every request it made stayed on the origin
   assert.match(await page.locator('.ranked-list > li h3').first().innerText(), /Bosniak/);
   assert.deepEqual(foreign, []);
 });
+
+test('a key given on one screen can be reused on another with one click', async () => {
+  const { page } = b;
+  await page.goto('/#/templates');
+  await page.getByRole('button', { name: /^Use the key entered for context/ }).click();
+  assert.match(await page.locator('.key-state').innerText(), /Using key rr_e2euser_/);
+  assert.equal(await page.evaluate(() => sessionStorage.getItem('radref.key.templates')), E2E_KEY);
+  await page.locator('.tpl-list .status').filter({ hasText: /template|No templates/ }).waitFor();
+});
