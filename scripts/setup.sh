@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what radref needs to build and run, skipping whatever is already at the right
-# version: the wasm32 target, worker-build, wasm-bindgen-cli (into ~/.cargo/bin) and the npm
-# packages (wrangler, Node 22, binaryen) into node_modules/.
+# version: the wasm32 target, worker-build, wasm-bindgen-cli (into ~/.cargo/bin), the npm
+# packages (wrangler, Node 22, binaryen, playwright-core) into node_modules/, the Python test
+# tools, and Debian's chromium for the browser tests.
 set -euo pipefail
 source "$(dirname "$0")/env.sh"
 cd "$ROOT"
@@ -40,7 +41,7 @@ else
 fi
 phase_done
 
-phase "setup: npm packages (wrangler, node 22, binaryen)"
+phase "setup: npm packages (wrangler, node 22, binaryen, playwright-core)"
 stamp="node_modules/.radref-lock.sha256"
 want=$(sha256sum package-lock.json | cut -d' ' -f1)
 if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] && [ -x node_modules/.bin/wrangler ]; then
@@ -68,5 +69,19 @@ else
     "$PY_VENV/bin/pip" install --quiet --disable-pip-version-check -r tests/requirements.txt \
         || die "pip install -r tests/requirements.txt"
     echo "$want" > "$PY_VENV/.requirements.sha256"
+fi
+phase_done
+
+phase "setup: chromium for the browser tests (Debian package)"
+if [ -x /usr/bin/chromium ]; then
+    echo "$(/usr/bin/chromium --version 2>/dev/null | head -n 1) already installed at /usr/bin/chromium: skipping"
+elif [ "$(id -u)" = 0 ]; then
+    echo "/usr/bin/chromium is missing: running 'apt-get install -y chromium' (about 1 minute, once)"
+    DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends chromium >/dev/null \
+        || { apt-get update >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends chromium >/dev/null; } \
+        || die "apt-get install chromium"
+    echo "installed $(/usr/bin/chromium --version 2>/dev/null | head -n 1)"
+else
+    die "/usr/bin/chromium is missing: run 'sudo apt-get install chromium' (the browser tests drive it)"
 fi
 phase_done

@@ -80,6 +80,18 @@ phase "test: MCP endpoint with the official TypeScript SDK client"
 node tests/mcp/client.mjs "$BASE_URL" || die "MCP client test"
 phase_done
 
+phase "test: the web page in headless Chromium (playwright-core, tests/e2e)"
+# Each test file gives its corpus requests their own client address, so the low corpus limit
+# above does not interfere. The webhooks file skips itself while the worker serves no webhooks.
+SCREENSHOT_DIR="$ROOT/target/e2e-screenshots"
+rm -rf "$SCREENSHOT_DIR" && mkdir -p "$SCREENSHOT_DIR"
+BASE_URL="$BASE_URL" SCREENSHOT_DIR="$SCREENSHOT_DIR" node --test --test-concurrency=1 --test-reporter=spec \
+    tests/e2e/explorer.test.mjs tests/e2e/grounding.test.mjs tests/e2e/templates.test.mjs \
+    tests/e2e/webhooks.test.mjs \
+    || { echo "--- wrangler dev log (last 60 lines) ---"; tail -n 60 "$LOG"; die "browser tests (tests/e2e)"; }
+echo "screenshots: $SCREENSHOT_DIR ($(ls "$SCREENSHOT_DIR" | wc -l) files)"
+phase_done
+
 phase "test: RSS feed read by a standard parser (feedparser)"
 "$PY_VENV/bin/python" tests/contract/check_feed.py "$BASE_URL" || die "RSS feed check"
 phase_done

@@ -1,0 +1,138 @@
+// The grounding playground: paste a finding, see the systems that govern it (ranked, with the
+// reasons) and the markdown block an assistant would receive, ready to copy. Needs a key with
+// the context scope.
+
+import { api } from './api.js';
+import { h, mount, field, setFieldError, statusLine, errorBox, loading } from './dom.js';
+import { keyPanel } from './keys.js';
+import { systemBadges } from './explore.js';
+import { lineView } from './system.js';
+
+const EXAMPLE = 'Incidental 8 mm solid pulmonary nodule in the right upper lobe on CT in a 60-year-old former smoker.';
+
+/** Copies text, with a fallback for browsers without the async clipboard (or without focus). */
+async function copyText(text, fallbackSource) {
+  try {
+    await navigator.clipboard.writeText(text);
+    return true;
+  } catch {
+    const range = document.createRange();
+    range.selectNodeContents(fallbackSource);
+    const sel = window.getSelection();
+    sel.removeAllRanges();
+    sel.addRange(range);
+    return document.execCommand && document.execCommand('copy');
+  }
+}
+
+function rankedSystem(s, index) {
+  const matched = (s.outcomes || []).filter((o) => o.matched);
+  const refs = s.references || {};
+  return h('li', { class: 'card ranked' },
+    h('h3', {}, `${index + 1}. `, h('a', { href: `#/systems/${encodeURIComponent(s.slug)}` }, s.name)),
+    h('p', { class: 'badges' }, systemBadges(s), h('span', { class: 'muted' }, ` score ${s.why.score}`)),
+    h('p', {}, h('strong', {}, 'Why: '), s.why.reasons.length ? s.why.reasons.join('; ') : 'requested explicitly',
+      s.why.matched_terms.length ? h('span', { class: 'muted' }, ` · matched terms: ${s.why.matched_terms.join(', ')}`) : null),
+    s.missing_inputs.length ? h('p', {}, h('strong', {}, 'To decide, the finding should also state: '),
+      s.missing_inputs.map((i) => i.label).join(', ')) : null,
+    s.withheld_draft_lines ? h('p', { class: 'warn' }, `${s.withheld_draft_lines} draft lines withheld. `, s.withheld_note || '') : null,
+    matched.length ? h('details', {}, h('summary', {}, `Categories the finding points to (${matched.length})`),
+      matched.map((o) => h('div', {}, h('h4', {}, h('span', { class: 'code' }, o.code), ` ${o.label}`),
+        o.definition ? lineView(o.definition, refs, { systemSlug: s.slug }) : null))) : null);
+}
+
+export async function render(view) {
+  const results = h('div', { class: 'ground-results' });
+  const key = keyPanel('context', {
+    purpose: 'The grounded-context operation needs a key.',
+    onChange: () => { mount(results); },
+  });
+  const text = h('textarea', { rows: '5', spellcheck: 'true', placeholder: EXAMPLE });
+  const tf = field('Finding', text, { name: 'text', hint: 'Paste the finding as you would dictate it (up to 8,000 characters).' });
+  const organ = h('select', {}, h('option', { value: '' }, 'any organ'));
+  const of = field('Restrict to organ', organ, { name: 'organ' });
+  const limit = h('input', { type: 'number', min: '1', max: '8', value: '4' });
+  const lf = field('Systems to return', limit, { name: 'limit', hint: '1 to 8.' });
+  const drafts = h('input', { type: 'checkbox', checked: true });
+  const df = field('Include draft lines (each marked draft)', drafts, { name: 'drafts', hint: 'Every line is draft today; unchecked, only verified lines are returned, so none are.' });
+  const button = h('button', { type: 'submit' }, 'Ground this finding');
+  const example = h('button', { type: 'button', class: 'secondary' }, 'Use an example');
+  const status = statusLine();
+  const form = h('form', { class: 'ground-form', 'aria-label': 'Ground a finding' },
+    tf.wrap, h('div', { class: 'filters' }, of.wrap, lf.wrap), df.wrap, h('div', { class: 'actions' }, button, example), status);
+  const fields = { text: tf, organ: of, limit: lf, verified: df, systems: tf };
+
+  mount(view, h('h1', {}, 'Grounding playground'),
+    h('p', { class: 'lead' }, 'Paste a finding; radref returns the systems that govern it, with their cited criteria, categories, management and risk lines, and the same as a markdown block for an assistant.'),
+    key.el, form, results);
+
+  api('/api/v1/organs').then(({ data }) => {
+    for (const o of data.data) organ.append(h('option', { value: o.organ }, o.organ));
+  }).catch((err) => of.wrap.append(errorBox(err, 'Could not load the organ list')));
+
+  example.addEventListener('click', () => { text.value = EXAMPLE; text.focus(); });
+  form.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    for (const f of Object.values(fields)) setFieldError(f, null);
+    setFieldError(key.field, null);
+    if (!key.get()) {
+      setFieldError(key.field, 'Enter a key with the context scope first.');
+      key.field.input.focus();
+      return;
+    }
+    if (!text.value.trim()) {
+      setFieldError(tf, 'Paste a finding first.');
+      text.focus();
+      return;
+    }
+    const body = { text: text.value, limit: Number(limit.value) || 4, verified: !drafts.checked };
+    if (organ.value) body.organ = organ.value;
+    try {
+      const [json, md] = await loading({ status, region: results, button, label: 'Grounding…' }, () => Promise.all([
+        api('/api/v1/context', { method: 'POST', key: key.get(), body }),
+        api('/api/v1/context', { method: 'POST', key: key.get(), body: { ...body, format: 'markdown' }, accept: 'text' }),
+      ]));
+      show(json.data, md.data, md.headers.get('X-Approx-Tokens'));
+    } catch (err) {
+      status.textContent = 'Grounding failed.';
+      if (err.status === 401 || err.status === 403) setFieldError(key.field, err.message);
+      else {
+        const name = Object.keys(fields).find((n) => err.message.includes(`'${n}'`) || err.message.toLowerCase().includes(`unknown ${n}`));
+        setFieldError(name ? fields[name] : tf, err.message);
+      }
+      mount(results, errorBox(err, 'Grounding failed'));
+    }
+  });
+
+  function show(data, markdown, tokens) {
+    const f = data.finding || {};
+    const read = [
+      f.organs && f.organs.length ? `organs ${f.organs.join(', ')}` : null,
+      f.modalities && f.modalities.length ? `modalities ${f.modalities.join(', ')}` : null,
+      f.sizes_mm && f.sizes_mm.length ? `sizes ${f.sizes_mm.join(', ')} mm` : null,
+      f.age_years ? `age ${f.age_years} years` : null,
+      f.cues && f.cues.length ? `cues: ${f.cues.join('; ')}` : null,
+    ].filter(Boolean);
+    status.textContent = `${data.systems.length} system${data.systems.length === 1 ? '' : 's'} found.`;
+    const pre = h('pre', { class: 'markdown', tabindex: '0' }, markdown);
+    const copyStatus = h('span', { role: 'status', 'aria-live': 'polite', class: 'copy-status' });
+    const copy = h('button', { type: 'button' }, 'Copy markdown');
+    copy.addEventListener('click', async () => {
+      const ok = await copyText(markdown, pre);
+      copyStatus.textContent = ok ? 'Copied to the clipboard.' : 'Copying failed: select the text and copy it by hand.';
+    });
+    mount(results,
+      h('p', { class: 'notice-inline', role: 'note' }, data.notice),
+      data.note ? h('p', { class: 'warn' }, data.note) : null,
+      h('section', { 'aria-labelledby': 'ranked-h' },
+        h('h2', { id: 'ranked-h' }, 'Ranked systems'),
+        h('p', { class: 'muted' }, read.length ? `Read from the finding: ${read.join(' · ')}.` : 'Nothing specific was read from the finding.'),
+        data.systems.length ? h('ol', { class: 'cards ranked-list' }, data.systems.map(rankedSystem))
+          : h('p', { class: 'empty' }, 'No system governs this finding, as far as radref can tell.')),
+      h('section', { 'aria-labelledby': 'md-h' },
+        h('h2', { id: 'md-h' }, 'Markdown for an assistant'),
+        h('p', { class: 'muted' }, tokens ? `About ${tokens} tokens.` : ''),
+        h('div', { class: 'actions' }, copy, copyStatus),
+        pre));
+  }
+}

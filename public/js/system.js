@@ -1,0 +1,233 @@
+// One system, in full: overview, scope, categories (definition, risk figures, management),
+// inputs and decision units (ordered rules), appropriateness variants, cross-references,
+// version lineage, references and gaps. Every clinical line shows its citation (with the DOI
+// link), its locator, its consensus level and a draft/verified badge.
+
+import { api } from './api.js';
+import { h, mount, statusLine, errorBox, loading } from './dom.js';
+import { systemBadges } from './explore.js';
+
+const OPS = { eq: 'is', ne: 'is not', lt: '<', lte: '≤', gt: '>', gte: '≥', in: 'is one of', has: 'includes' };
+const RATINGS = { 'usually-appropriate': 'Usually appropriate', 'may-be-appropriate': 'May be appropriate', 'usually-not-appropriate': 'Usually not appropriate' };
+
+/** "MacMahon H, et al. 2017, Radiology" from a reference record. */
+export function shortCitation(ref) {
+  if (!ref) return 'unknown reference';
+  if (typeof ref === 'string') {
+    // A formatted citation (context answers): first author, "et al." and the year.
+    const year = (/\b(1[89]|20)\d{2}\b/.exec(ref) || [''])[0];
+    return `${ref.split(',')[0]}${ref.includes(',') ? ' et al.' : ''} ${year}`.trim();
+  }
+  const first = (ref.authors && ref.authors[0]) || '';
+  const etal = ref.authors && ref.authors.length > 1 ? ' et al.' : '';
+  return `${first.replace(/ et al\.$/, '')}${etal} ${ref.year || ''}${ref.journal ? `, ${ref.journal}` : ref.publisher ? `, ${ref.publisher}` : ''}`.trim();
+}
+
+function doiLink(doi) {
+  return h('a', { href: `https://doi.org/${encodeURI(doi)}`, rel: 'noopener noreferrer', target: '_blank', class: 'doi' },
+    `doi:${doi}`, h('span', { class: 'visually-hidden' }, ' (opens in a new tab)'));
+}
+
+/** Scrolls to and focuses an element of this screen without touching the router's hash. */
+function jump(id) {
+  return (event) => {
+    const target = document.getElementById(id);
+    if (!target) return;
+    event.preventDefault();
+    target.setAttribute('tabindex', '-1');
+    target.scrollIntoView({ block: 'start' });
+    target.focus({ preventScroll: true });
+  };
+}
+
+/** The verification badge: draft (amber) or verified (green, with reviewer and date). */
+export function verificationBadge(line) {
+  if (line.verification === 'verified') {
+    const who = line.reviewer ? ` by ${line.reviewer}${line.reviewed_on ? `, ${line.reviewed_on}` : ''}` : '';
+    return h('span', { class: 'badge verified', title: `Verified against the source${who}` }, `verified${who}`);
+  }
+  return h('span', { class: 'badge draft', title: 'Not yet verified by a radiologist against its source' }, 'draft');
+}
+
+/** One clinical line with its provenance. */
+export function lineView(line, refs, { lead, systemSlug } = {}) {
+  const ref = refs[line.citation];
+  const doi = typeof ref === 'string' ? (/doi:(\S+?)\.?$/.exec(ref) || [])[1] : ref && ref.doi;
+  const source = systemSlug
+    ? h('a', { href: `#/systems/${encodeURIComponent(systemSlug)}`, title: typeof ref === 'string' ? ref : undefined }, shortCitation(ref))
+    : h('a', { href: `#ref-${line.citation}`, onclick: jump(`ref-${line.citation}`) }, shortCitation(ref));
+  return h('div', { class: 'line' },
+    h('p', { class: 'line-text' }, lead ? h('strong', {}, `${lead} `) : null, line.text),
+    h('p', { class: 'line-meta' },
+      verificationBadge(line), ' ',
+      h('span', { class: 'meta-item' }, 'Source: ', source, doi ? [' ', doiLink(doi)] : null),
+      h('span', { class: 'meta-item' }, `Locator: ${line.locator}`),
+      h('span', { class: 'meta-item' }, `Consensus: ${line.consensus}`)));
+}
+
+function conditionText(cond, names) {
+  if (!cond) return '';
+  if (cond.always) return 'always (otherwise)';
+  if (cond.all) return cond.all.map((c) => wrap(c, names)).join(' and ');
+  if (cond.any) return cond.any.map((c) => wrap(c, names)).join(' or ');
+  if (cond.not) return `not ${wrap(cond.not, names)}`;
+  const input = names[cond.var] || { label: cond.var, values: {} };
+  const show = (v) => (input.values && input.values[v]) || (typeof v === 'boolean' ? (v ? 'yes' : 'no') : String(v));
+  const value = Array.isArray(cond.value) ? cond.value.map(show).join(', ') : show(cond.value);
+  return `${input.label} ${OPS[cond.op] || cond.op} ${value}${input.unit && typeof cond.value === 'number' ? ` ${input.unit}` : ''}`;
+}
+
+function wrap(c, names) {
+  const text = conditionText(c, names);
+  return c.all || c.any ? `(${text})` : text;
+}
+
+function section(id, title, ...content) {
+  return h('section', { id, 'aria-labelledby': `${id}-h`, class: 'system-section' }, h('h2', { id: `${id}-h` }, title), content);
+}
+
+function overview(s) {
+  const c = s.currency || {};
+  const link = (slug) => h('a', { href: `#/systems/${encodeURIComponent(slug)}` }, slug);
+  const list = (slugs) => (slugs && slugs.length ? slugs.flatMap((x, i) => (i ? [', ', link(x)] : [link(x)])) : '—');
+  return h('dl', { class: 'facts' },
+    h('dt', {}, 'Issuer'), h('dd', {}, s.issuer),
+    h('dt', {}, 'Version'), h('dd', {}, s.version),
+    h('dt', {}, 'Organs'), h('dd', {}, s.organs.join(', ')),
+    h('dt', {}, 'Modalities'), h('dd', {}, s.modalities.join(', ') || '—'),
+    h('dt', {}, 'Effective'), h('dd', {}, c.effective || '—'),
+    h('dt', {}, 'Last reviewed'), h('dd', {}, c.last_reviewed || '—'),
+    h('dt', {}, 'Supersedes'), h('dd', {}, list(c.supersedes)),
+    h('dt', {}, 'Superseded by'), h('dd', {}, list(c.superseded_by)),
+    h('dt', {}, 'Lines'), h('dd', {}, `${s.counts.lines} (${s.counts.verified_lines} verified, ${s.counts.draft_lines} draft)`),
+    s.abbreviations && s.abbreviations.length ? [h('dt', {}, 'Also called'), h('dd', {}, s.abbreviations.join(', '))] : null,
+    s.synonyms && s.synonyms.length ? [h('dt', {}, 'Synonyms'), h('dd', {}, s.synonyms.join(', '))] : null);
+}
+
+function outcomeView(o, refs, highlight) {
+  return h('article', { class: `outcome${highlight ? ' highlight' : ''}`, id: `outcome-${o.code}`, 'aria-labelledby': `outcome-${o.code}-h` },
+    h('h3', { id: `outcome-${o.code}-h` }, h('span', { class: 'code' }, o.code), ` ${o.label}`),
+    lineView(o.definition, refs, { lead: 'Definition:' }),
+    o.risk ? h('div', { class: 'risk' }, lineView(o.risk, refs, { lead: 'Risk:' })) : null,
+    h('h4', {}, 'Management'),
+    o.management.length ? o.management.map((m) => lineView(m, refs))
+      : h('p', { class: 'muted' }, 'The source gives no management for this category.'));
+}
+
+function inputView(i, refs) {
+  let detail = i.type;
+  if (i.type === 'number') detail = `number${i.unit ? ` (${i.unit})` : ''}${i.min !== undefined ? `, min ${i.min}` : ''}${i.max !== undefined ? `, max ${i.max}` : ''}`;
+  return h('li', { class: 'input' },
+    h('p', {}, h('strong', {}, i.label), h('span', { class: 'muted' }, ` — ${detail} · id ${i.id}`)),
+    i.values ? h('ul', { class: 'values' }, i.values.map((v) => h('li', {}, v.label, v.points !== undefined ? h('span', { class: 'muted' }, ` (${v.points} points)`) : null))) : null,
+    i.text ? lineView(i, refs) : null);
+}
+
+function unitView(u, refs, names, outcomes) {
+  return h('article', { class: 'unit', id: `unit-${u.id}`, 'aria-labelledby': `unit-${u.id}-h` },
+    h('h3', { id: `unit-${u.id}-h` }, u.title),
+    h('p', { class: 'muted small' }, `Reads: ${u.inputs.map((x) => (names[x] ? names[x].label : x)).join(', ')}`,
+      u.score ? ` · Score “${u.score.label}” = sum of ${u.score.sum.map((x) => (names[x] ? names[x].label : x)).join(' + ')}` : ''),
+    u.text ? lineView(u, refs) : null,
+    h('p', { class: 'small' }, 'Rules, in order: the first whose condition holds wins.'),
+    h('ol', { class: 'rules' }, u.rules.map((r) => h('li', {},
+      h('p', { class: 'rule-when' }, h('span', { class: 'muted' }, 'When '), conditionText(r.when, names), ' → ',
+        r.outcome ? h('a', { href: `#outcome-${r.outcome}`, onclick: jump(`outcome-${r.outcome}`), class: 'code' },
+          r.outcome, outcomes[r.outcome] ? ` ${outcomes[r.outcome]}` : '') : null,
+        r.result ? h('span', { class: 'result' }, `${r.outcome ? ' · ' : ''}${r.result}`) : null),
+      lineView(r, refs)))));
+}
+
+function variantView(v, refs) {
+  return h('article', { class: 'variant' },
+    h('h3', {}, `Variant ${v.id}`),
+    lineView(v.label, refs, { lead: 'Scenario:' }),
+    h('ul', { class: 'procedures' }, v.procedures.map((p) => h('li', {},
+      h('p', {}, h('strong', {}, p.procedure), ' — ', h('span', { class: `badge rating-${p.rating}` }, RATINGS[p.rating] || p.rating),
+        p.rrl ? h('span', { class: 'muted' }, ` · relative radiation level ${p.rrl}`) : null),
+      lineView(p, refs)))));
+}
+
+function crossrefView(x) {
+  let target;
+  if (x.slug) {
+    target = x.available === false
+      ? h('span', {}, `${x.name || x.slug} (not yet in the corpus)`)
+      : h('a', { href: `#/systems/${encodeURIComponent(x.slug)}` }, x.name || x.slug);
+  } else if (x.external) {
+    target = h('span', {}, `${x.external.scheme} ${x.external.id}`);
+  }
+  return h('li', {}, h('span', { class: 'badge' }, x.relation), ' ', target, h('p', { class: 'small' }, x.note));
+}
+
+function referenceView(id, r) {
+  const bits = [r.authors.join(', '), '. ', h('cite', {}, r.title), '.'];
+  if (r.journal) bits.push(` ${r.journal}`);
+  if (r.publisher) bits.push(` ${r.publisher}`);
+  bits.push(` ${r.year}`);
+  if (r.volume) bits.push(`;${r.volume}`);
+  if (r.issue) bits.push(`(${r.issue})`);
+  if (r.pages) bits.push(`:${r.pages}`);
+  bits.push('.');
+  return h('li', { id: `ref-${id}` },
+    h('span', { class: 'muted' }, `[${id}] `), bits,
+    r.doi ? [' ', doiLink(r.doi)] : null,
+    r.pmid ? [' ', h('a', { href: `https://pubmed.ncbi.nlm.nih.gov/${encodeURIComponent(r.pmid)}/`, rel: 'noopener noreferrer', target: '_blank' }, `PMID ${r.pmid}`)] : null,
+    r.url ? [' ', h('a', { href: r.url, rel: 'noopener noreferrer', target: '_blank' }, 'official page')] : null);
+}
+
+export async function render(view, slug, params) {
+  const status = statusLine();
+  mount(view, h('p', {}, h('a', { href: '#/' }, '← Back to the explorer')), h('h1', {}, slug), status);
+  let s;
+  try {
+    s = await loading({ status, region: view, label: `Loading ${slug}…` }, async () => (await api(`/api/v1/systems/${encodeURIComponent(slug)}`)).data);
+  } catch (err) {
+    const box = errorBox(err, `Could not open ${slug}`);
+    const closest = /closest: (.+)$/.exec(err.message || '');
+    view.append(box);
+    if (closest) {
+      view.append(h('p', {}, 'Did you mean: ', closest[1].split(', ').flatMap((c, i) =>
+        [i ? ', ' : '', h('a', { href: `#/systems/${encodeURIComponent(c)}` }, c)])));
+    }
+    return;
+  }
+  document.title = `${s.short_name} · radref`;
+  const refs = s.references || {};
+  const names = {};
+  for (const i of s.inputs) names[i.id] = { label: i.label, unit: i.unit, values: Object.fromEntries((i.values || []).map((v) => [v.value, v.label])) };
+  for (const u of s.decision_units) if (u.score) names[u.score.id] = { label: u.score.label, values: {} };
+  const outcomeLabels = Object.fromEntries(s.outcomes.map((o) => [o.code, o.label]));
+  const focusOutcome = params.get('outcome');
+
+  const sections = [
+    ['overview', 'Overview', overview(s)],
+    ['scope', 'Scope', s.scope.map((l) => lineView(l, refs))],
+    s.outcomes.length ? ['outcomes', `Categories and outcomes (${s.outcomes.length})`, s.outcomes.map((o) => outcomeView(o, refs, o.code === focusOutcome))] : null,
+    s.inputs.length ? ['inputs', `Inputs (${s.inputs.length})`, h('ul', { class: 'inputs' }, s.inputs.map((i) => inputView(i, refs)))] : null,
+    s.decision_units.length ? ['units', `Decision units (${s.decision_units.length})`, s.decision_units.map((u) => unitView(u, refs, names, outcomeLabels))] : null,
+    s.variants && s.variants.length ? ['variants', `Clinical variants (${s.variants.length})`, s.variants.map((v) => variantView(v, refs))] : null,
+    ['crossrefs', 'Cross-references', s.crossrefs.length ? h('ul', { class: 'crossrefs' }, s.crossrefs.map(crossrefView)) : h('p', { class: 'muted' }, 'None.')],
+    ['lineage', 'Version lineage', h('ol', { class: 'lineage' }, s.lineage.map((e) => h('li', {},
+      h('strong', {}, `${e.date} · ${e.version} · ${e.event}`), ' ', e.summary,
+      e.citation ? [' ', h('a', { href: `#ref-${e.citation}`, onclick: jump(`ref-${e.citation}`) }, `[${shortCitation(refs[e.citation])}]`)] : null)))],
+    ['references', 'References', h('ol', { class: 'references' }, Object.entries(refs).map(([id, r]) => referenceView(id, r)))],
+    ['gaps', 'Gaps: deliberately left out', s.gaps.length ? h('ul', {}, s.gaps.map((g) => h('li', {}, h('strong', {}, g.topic), `: ${g.reason}`))) : h('p', { class: 'muted' }, 'None recorded.')],
+  ].filter(Boolean);
+
+  mount(view,
+    h('p', {}, h('a', { href: '#/' }, '← Back to the explorer')),
+    h('h1', {}, s.name),
+    h('p', { class: 'badges' }, h('span', { class: 'short-name' }, s.short_name), ' ', systemBadges(s), h('span', { class: 'muted' }, ` ${s.slug}`)),
+    h('p', { class: 'lead' }, s.summary),
+    h('p', { class: 'notice-inline', role: 'note' }, s.notice),
+    h('nav', { class: 'toc', 'aria-label': 'Sections of this system' },
+      h('ul', {}, sections.map(([id, title]) => h('li', {}, h('a', { href: `#${id}`, onclick: jump(id) }, title))))),
+    sections.map(([id, title, content]) => section(id, title, content)),
+    h('p', {}, h('a', { href: `/api/v1/systems/${encodeURIComponent(s.slug)}` }, 'This system as JSON')));
+
+  if (focusOutcome) {
+    const target = document.getElementById(`outcome-${focusOutcome}`);
+    if (target) { target.setAttribute('tabindex', '-1'); target.scrollIntoView({ block: 'center' }); }
+  }
+}
