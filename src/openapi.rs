@@ -55,6 +55,26 @@ fn corpus_get(op: &str, summary: &str, params: Value, body: Value) -> Value {
 /// ASCII control characters (see `templates::normalize_voice`).
 const VOICE_PATTERN: &str = "[^\\s!-/:-@\\[-`{-~\\x00-\\x1f\\x7f]";
 
+/// An optional query parameter's schema that also admits the empty string, which the service
+/// reads as "not given" (`Params::get`): enums gain `""`, booleans become a choice.
+fn or_empty(mut schema: Value) -> Value {
+    if let Some(values) = schema.get_mut("enum").and_then(Value::as_array_mut) {
+        if !values.contains(&json!("")) {
+            values.push(json!(""));
+        }
+        return schema;
+    }
+    if schema.get("type") == Some(&json!("boolean")) {
+        let default = schema.get("default").cloned();
+        let mut choice = json!({ "anyOf": [ { "type": "boolean" }, { "type": "string", "maxLength": 0 } ] });
+        if let Some(d) = default {
+            choice["default"] = d;
+        }
+        return choice;
+    }
+    schema
+}
+
 /// A `limit` query parameter: an integer in range, or empty (meaning the default).
 fn limit_schema(max: u32, default: u32) -> Value {
     json!({
@@ -487,7 +507,9 @@ fn base_document() -> Value {
         "voice_aliases": { "type": ["array", "null"], "maxItems": 20, "items": voice },
         "is_favorite": { "type": "boolean" }, "is_public": { "type": "boolean" }
     });
-    let q = |name: &str, description: &str, schema: Value, required: bool| json!({ "name": name, "in": "query", "required": required, "description": description, "schema": schema });
+    let q = |name: &str, description: &str, schema: Value, required: bool| {
+        json!({ "name": name, "in": "query", "required": required, "description": description, "schema": if required { schema } else { or_empty(schema) } })
+    };
     json!({
         "openapi": "3.1.0",
         "info": {
