@@ -66,7 +66,8 @@ fn or_empty(mut schema: Value) -> Value {
     }
     if schema.get("type") == Some(&json!("boolean")) {
         let default = schema.get("default").cloned();
-        let mut choice = json!({ "anyOf": [ { "type": "boolean" }, { "type": "string", "maxLength": 0 } ] });
+        let mut choice =
+            json!({ "anyOf": [ { "type": "boolean" }, { "type": "string", "maxLength": 0 } ] });
         if let Some(d) = default {
             choice["default"] = d;
         }
@@ -507,9 +508,7 @@ fn base_document() -> Value {
         "voice_aliases": { "type": ["array", "null"], "maxItems": 20, "items": voice },
         "is_favorite": { "type": "boolean" }, "is_public": { "type": "boolean" }
     });
-    let q = |name: &str, description: &str, schema: Value, required: bool| {
-        json!({ "name": name, "in": "query", "required": required, "description": description, "schema": if required { schema } else { or_empty(schema) } })
-    };
+    let q = |name: &str, description: &str, schema: Value, required: bool| json!({ "name": name, "in": "query", "required": required, "description": description, "schema": if required { schema } else { or_empty(schema) } });
     json!({
         "openapi": "3.1.0",
         "info": {
