@@ -72,7 +72,11 @@ export async function renderCoverage(view) {
     h('div', { class: 'table-wrap', tabindex: '0', role: 'region', 'aria-label': 'By organ' }, countsTable('By organ', data.by_organ, 'organ')),
     h('section', { 'aria-labelledby': 'cov-h' }, h('h2', { id: 'cov-h' }, `Covered systems and their gaps (${data.covered.length})`),
       h('ul', { class: 'covered' }, data.covered.map((c) => h('li', {},
-        h('details', {}, h('summary', {}, h('a', { href: `#/systems/${encodeURIComponent(c.slug)}` }, c.name), ` — ${c.family}, ${c.status}, ${c.counts.lines} lines, ${c.gaps.length} gap${c.gaps.length === 1 ? '' : 's'}`),
+        // The link sits beside the disclosure, not inside its summary: a control inside a
+        // control is unreachable for keyboard and screen-reader users.
+        h('a', { href: `#/systems/${encodeURIComponent(c.slug)}` }, c.name),
+        ` — ${c.family}, ${c.status}, ${c.counts.lines} lines`,
+        h('details', {}, h('summary', {}, `${c.gaps.length} gap${c.gaps.length === 1 ? '' : 's'}`),
           c.gaps.length ? h('ul', {}, c.gaps.map((g) => h('li', {}, h('strong', {}, g.topic), `: ${g.reason}`))) : h('p', {}, 'No gaps recorded.')))))),
     h('section', { 'aria-labelledby': 'notcov-h' }, h('h2', { id: 'notcov-h' }, `Not covered yet (${data.not_covered.length})`),
       h('ul', {}, data.not_covered.map((n) => h('li', {}, h('strong', {}, n.name),
