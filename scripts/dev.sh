@@ -37,7 +37,13 @@ phase "dev: wrangler dev on http://127.0.0.1:$PORT (Ctrl-C stops it)"
 export WORKER_BUILD_ARGS="${WORKER_BUILD_ARGS:---release}"
 # ALLOW_HTTP_LOOPBACK lets webhooks be sent to a receiver on http://127.0.0.1 while developing;
 # the deployed configuration leaves it off (https only).
+# A shorter webhook retry schedule for trying the retries by hand: WEBHOOK_RETRY_DELAYS=5,5,5,5.
+EXTRA_VARS=()
+if [ -n "${WEBHOOK_RETRY_DELAYS:-}" ]; then
+    echo "webhook retry delays: $WEBHOOK_RETRY_DELAYS (seconds before attempts 2-5)"
+    EXTRA_VARS+=(--var "WEBHOOK_RETRY_DELAYS:$WEBHOOK_RETRY_DELAYS")
+fi
 exec wrangler dev --ip 127.0.0.1 --port "$PORT" --persist-to "$STATE" \
     --show-interactive-dev-session=false \
     --var ENVIRONMENT:development --var ALLOW_HTTP_LOOPBACK:true \
-    --var "WEBHOOK_SECRET_KEY:$(cat "$KEY_FILE")" </dev/null
+    --var "WEBHOOK_SECRET_KEY:$(cat "$KEY_FILE")" "${EXTRA_VARS[@]}" </dev/null

@@ -776,15 +776,11 @@ async fn list_templates<S: Services>(
         }
     }
     if let Some(search) = request.get("search")? {
-        let escaped = search
-            .trim()
-            .to_lowercase()
-            .replace('\\', "\\\\")
-            .replace('%', "\\%")
-            .replace('_', "\\_");
-        let p = bind(&mut params, format!("%{escaped}%").into());
+        // instr, not LIKE: D1 refuses LIKE patterns longer than 50 bytes, and a substring needs
+        // no escaping. Both sides are lower-cased, so the match ignores ASCII case.
+        let p = bind(&mut params, search.trim().to_lowercase().into());
         conditions.push(format!(
-            "(lower(name) LIKE {p} ESCAPE '\\' OR lower(content_text) LIKE {p} ESCAPE '\\')"
+            "(instr(lower(name), {p}) > 0 OR instr(lower(content_text), {p}) > 0)"
         ));
     }
     if favorites_only {

@@ -412,6 +412,20 @@ fn list_filters_sorts_and_paginates() {
         1,
         "content_text is searched"
     );
+    // A long search (D1 refuses LIKE patterns over 50 bytes) is an ordinary search, and
+    // LIKE's wildcards are plain characters.
+    let long = "%C3%9E".repeat(40) + "chest";
+    assert_eq!(list(&format!("search={long}"))["meta"]["total"], 0);
+    assert_eq!(
+        list("search=b_dy")["meta"]["total"],
+        0,
+        "_ is not a wildcard"
+    );
+    assert_eq!(
+        list("search=%25")["meta"]["total"],
+        0,
+        "% is not a wildcard"
+    );
     let page = list("sort=name&order=asc&limit=2&offset=0");
     assert_eq!(page["data"].as_array().unwrap().len(), 2);
     assert_eq!(
