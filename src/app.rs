@@ -19,10 +19,11 @@ use serde_json::json;
 pub const API_VERSION: &str = "1.0.0";
 
 /// Request headers a browser may send cross-origin.
-const ALLOW_HEADERS: &str = "Authorization, X-API-Key, Content-Type, If-None-Match";
+const ALLOW_HEADERS: &str =
+    "Authorization, X-API-Key, Content-Type, If-None-Match, Idempotency-Key";
 /// Response headers a browser script may read cross-origin.
 const EXPOSE_HEADERS: &str =
-    "ETag, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After, Location";
+    "ETag, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After, Location, Idempotent-Replayed";
 
 /// What the platform provides to the core.
 ///

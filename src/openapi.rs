@@ -140,7 +140,7 @@ fn webhook_responses(status: &str, body: Value, extra: &[&str]) -> Value {
         .map(|code| {
             let text = match *code {
                 "404" => "not_found: no such webhook (or no delivery of that event to it).",
-                "409" => "conflict: the webhook is inactive (reactivate it with PATCH active=true), a delivery of the event is still in progress, or the user already holds 50 webhooks.",
+                "409" => "conflict: the webhook is inactive (reactivate it with PATCH active=true), a delivery of the event is still in progress, the user already holds 50 webhooks, or (publishing) the Idempotency-Key was used for a different event.",
                 "413" => "payload_too_large: body over 65536 bytes.",
                 "503" => "unavailable: storage or the deliveries queue failed (nothing was published or changed; retry), or the deployment has no WEBHOOK_SECRET_KEY.",
                 _ => "validation_error: details.field names the offending field or parameter (url, events, secret, active, type, data.<field>, limit, offset).",
@@ -246,15 +246,21 @@ fn webhook_paths() -> Value {
         "/api/v1/events": {
             "post": { "operationId": "publishEvent", "tags": ["webhooks"],
                 "summary": "Publish an event (key with the events:publish scope): one delivery to each of the publisher's active webhooks subscribed to its type",
+                "description": "With an Idempotency-Key header, a repeated request returns the event the key first published (202, Idempotent-Replayed: true) instead of publishing again; the same key with a different type or data is 409.",
                 "security": security,
+                "parameters": [ { "name": "Idempotency-Key", "in": "header", "required": false,
+                    "description": "1 to 255 visible ASCII characters, unique per publishing user; makes retries of this call safe.",
+                    "schema": { "type": "string", "minLength": 1, "maxLength": 255, "pattern": "^[!-~]+$" } } ],
                 "requestBody": { "required": true, "content": { "application/json": { "schema": { "$ref": "#/components/schemas/EventPublish" },
                     "example": { "type": "report.finalized", "data": { "report_id": "rep_123", "exam_type": "CT chest", "status": "final", "has_critical_finding": false } } } } },
                 "responses": webhook_responses("202", {
                     let mut body = data_of("WebhookEvent");
                     body["required"] = json!(["data", "meta"]);
-                    body["properties"]["meta"] = json!({ "type": "object", "required": ["deliveries"], "properties": { "deliveries": { "type": "integer", "description": "Deliveries queued (0 when no active webhook of the publisher takes the type)." } } });
+                    body["properties"]["meta"] = json!({ "type": "object", "required": ["deliveries"], "properties": {
+                        "deliveries": { "type": "integer", "description": "Deliveries queued (0 when no active webhook of the publisher takes the type)." },
+                        "replayed": { "type": "boolean", "description": "Present and true when an earlier request with the same Idempotency-Key published this event." } } });
                     body
-                }, &["413", "422", "503"]) }
+                }, &["409", "413", "422", "503"]) }
         }
     })
 }

@@ -610,3 +610,52 @@ fn keys_and_scopes() {
         "data.has_critical_finding"
     );
 }
+
+#[test]
+fn concurrent_publishes_with_one_idempotency_key_make_one_event() {
+    let key = key(10);
+    let _id = subscribe(&key, "/s10/ok", &["report.finalized"]);
+    let body = json!({ "type": "report.finalized", "data": {
+        "report_id": "r-s10", "exam_type": "CT chest", "status": "final",
+        "has_critical_finding": true,
+    }})
+    .to_string();
+    let replies: Vec<Reply> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..4)
+            .map(|_| {
+                let (key, body) = (&key, &body);
+                scope.spawn(move || {
+                    let auth = format!("Bearer {key}");
+                    send(
+                        "POST",
+                        "/api/v1/events",
+                        &[
+                            ("Authorization", auth.as_str()),
+                            ("Content-Type", "application/json"),
+                            ("Idempotency-Key", "report-r-s10-final"),
+                        ],
+                        Some(body.as_bytes()),
+                    )
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    let ids: Vec<Value> = replies
+        .iter()
+        .map(|r| {
+            assert_eq!(r.status, 202, "{}", r.body);
+            r.json()["data"]["id"].clone()
+        })
+        .collect();
+    assert!(ids.iter().all(|id| id == &ids[0]), "one event: {ids:?}");
+    let replayed = replies
+        .iter()
+        .filter(|r| r.header("idempotent-replayed") == Some("true"))
+        .count();
+    assert_eq!(replayed, 3, "three answers are replays of the first");
+    let got = receiver().wait_for("/s10/ok", 1, WAIT);
+    assert_eq!(got.len(), 1);
+    std::thread::sleep(Duration::from_secs(3));
+    assert_eq!(receiver().requests("/s10/ok").len(), 1, "delivered once");
+}

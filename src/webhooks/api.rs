@@ -10,7 +10,7 @@ use super::delivery::{self, cancel_pending};
 use super::{check_events, check_secret, check_url, seal, Invalid, EVENT_TYPES};
 use crate::app::{App, Services};
 use crate::auth::{keyed, Principal, Scope};
-use crate::db::{int, list, opt_int, text, Row, SqlValue, Statement};
+use crate::db::{int, list, opt_int, text, DbError, Row, SqlValue, Statement};
 use crate::error::ApiError;
 use crate::http::{Method, Request, Response};
 use crate::templates::{iso8601, paging};
@@ -149,20 +149,100 @@ pub async fn handle_events<S: Services>(
             Some(_) => return Err(ApiError::validation("data", "'data' must be an object")),
         };
         check_data(&event_type, &data)?;
+        let key = idempotency_key(request)?;
+        let data = Value::Object(data);
+        if let Some(key) = key {
+            if let Some(replay) = replay(services, &who.user_id, key, &event_type, &data).await? {
+                return Ok(replay);
+            }
+        }
         let published = publish(
             services,
             &who.user_id,
             &event_type,
-            Value::Object(data),
+            data.clone(),
             Targets::Subscribed,
+            key,
         )
-        .await?;
+        .await;
+        let published = match (published, key) {
+            // Another request with the same key won the race: answer as it did.
+            (Err(ApiError::Conflict { .. }), Some(key)) => {
+                if let Some(replay) =
+                    replay(services, &who.user_id, key, &event_type, &data).await?
+                {
+                    return Ok(replay);
+                }
+                return Err(ApiError::Unavailable {
+                    cause: "an event with this idempotency key vanished during a race".into(),
+                });
+            }
+            (other, _) => other?,
+        };
         Ok(Response::json(
             202,
             &json!({ "data": published.envelope, "meta": { "deliveries": published.deliveries } }),
         ))
     })
     .await
+}
+
+/// Longest `Idempotency-Key`, in characters.
+pub const MAX_IDEMPOTENCY_KEY_CHARS: usize = 255;
+
+/// The request's `Idempotency-Key` header: 1 to 255 visible ASCII characters, or absent.
+fn idempotency_key(request: &Request) -> Result<Option<&str>, ApiError> {
+    let Some(key) = request.header("idempotency-key") else {
+        return Ok(None);
+    };
+    let key = crate::http::trim_ascii(key);
+    if key.is_empty()
+        || key.len() > MAX_IDEMPOTENCY_KEY_CHARS
+        || !key.bytes().all(|b| b.is_ascii_graphic())
+    {
+        return Err(ApiError::bad_param(
+            "Idempotency-Key",
+            format!("'Idempotency-Key' must be 1 to {MAX_IDEMPOTENCY_KEY_CHARS} visible ASCII characters"),
+        ));
+    }
+    Ok(Some(key))
+}
+
+/// The answer to a publish whose `Idempotency-Key` the user has used before: the same event
+/// (`202`, `Idempotent-Replayed: true`) when the request is the same, `409` when it is not.
+async fn replay<S: Services>(
+    services: &S,
+    user_id: &str,
+    key: &str,
+    event_type: &str,
+    data: &Value,
+) -> Result<Option<Response>, ApiError> {
+    let rows = services
+        .query(Statement::new(
+            "SELECT e.body, (SELECT COUNT(*) FROM deliveries d WHERE d.event_id = e.id) AS n \
+             FROM events e WHERE e.user_id = ?1 AND e.idempotency_key = ?2",
+            vec![user_id.into(), key.into()],
+        ))
+        .await?;
+    let Some(row) = rows.first() else {
+        return Ok(None);
+    };
+    let envelope: Value = serde_json::from_str(&text(row, "body").unwrap_or_default())
+        .map_err(|e| ApiError::internal(format!("stored envelope: {e}")))?;
+    if envelope["type"] != event_type || &envelope["data"] != data {
+        return Err(ApiError::Conflict {
+            message: "this Idempotency-Key was already used to publish a different event".into(),
+            field: "Idempotency-Key".into(),
+            existing_id: None,
+        });
+    }
+    Ok(Some(
+        Response::json(
+            202,
+            &json!({ "data": envelope, "meta": { "deliveries": int(row, "n"), "replayed": true } }),
+        )
+        .with_header("idempotent-replayed", "true"),
+    ))
 }
 
 /// Reads a JSON object body whose keys are all in `allowed`. An empty body is an empty object
@@ -280,6 +360,7 @@ async fn publish<S: Services>(
     event_type: &str,
     data: Value,
     targets: Targets<'_>,
+    idempotency_key: Option<&str>,
 ) -> Result<Published, ApiError> {
     let id = format!("evt_{}", services.random_hex(16)?);
     let now = services.now_ms();
@@ -304,8 +385,8 @@ async fn publish<S: Services>(
         ),
     };
     let event = Statement::new(
-        "INSERT INTO events (id, user_id, type, source, created_at, body) \
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+        "INSERT INTO events (id, user_id, type, source, created_at, body, idempotency_key) \
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
         vec![
             id.clone().into(),
             user_id.into(),
@@ -313,6 +394,7 @@ async fn publish<S: Services>(
             source.into(),
             created_at.into(),
             body.into(),
+            idempotency_key.map(String::from).into(),
         ],
     );
     let forget_event = Statement::new("DELETE FROM events WHERE id = ?1", vec![id.clone().into()]);
@@ -354,7 +436,15 @@ async fn queue_deliveries<S: Services>(
         ));
         ids.push(id);
     }
-    services.batch(writes).await?;
+    services.batch(writes).await.map_err(|e| match e {
+        // Only the event's idempotency key is unique among these rows.
+        DbError::Unique => ApiError::Conflict {
+            message: "this Idempotency-Key is already in use".into(),
+            field: "Idempotency-Key".into(),
+            existing_id: None,
+        },
+        other => other.into(),
+    })?;
     if ids.is_empty() {
         return Ok(0);
     }
@@ -647,6 +737,7 @@ async fn operate<S: Services>(
                 &event_type,
                 sample,
                 Targets::Only(&w.id),
+                None,
             )
             .await?;
             Ok(Response::json(

@@ -57,6 +57,7 @@ impl Sqlite {
             include_str!("../../migrations/0002_users_and_keys.sql"),
             include_str!("../../migrations/0003_templates.sql"),
             include_str!("../../migrations/0004_webhooks.sql"),
+            include_str!("../../migrations/0005_event_idempotency.sql"),
         ] {
             db.execute_batch(sql).unwrap();
         }
@@ -666,4 +667,49 @@ fn without_a_sealing_key_subscriptions_are_unavailable_not_stored_in_clear() {
     );
     assert_eq!(status, 503);
     assert_eq!(s.scalar("SELECT COUNT(*) FROM webhooks"), 0);
+}
+
+#[test]
+fn an_idempotency_key_makes_a_retried_publish_return_the_first_event() {
+    let (app, s) = (app(), Sqlite::new());
+    subscribe(&app, &s, ALICE, &["report.finalized"]);
+    let body = json!({ "type": "report.finalized", "data": {
+        "report_id": "r9", "exam_type": "MR", "status": "final", "has_critical_finding": false }});
+    let publish_with = |key: &str, body: &Value| {
+        let request = Request::new(Method::Post, "/api/v1/events")
+            .with_header("authorization", &format!("Bearer {ALICE}"))
+            .with_header("content-type", "application/json")
+            .with_header("idempotency-key", key)
+            .with_body(body.to_string());
+        let r = block_on(handle(&app, &s, request));
+        let json: Value = serde_json::from_slice(&r.body).unwrap();
+        (
+            r.status,
+            r.header("idempotent-replayed").map(String::from),
+            json,
+        )
+    };
+    let (status, replayed, first) = publish_with("order-42", &body);
+    assert_eq!((status, replayed), (202, None));
+    let (status, replayed, again) = publish_with("order-42", &body);
+    assert_eq!((status, replayed.as_deref()), (202, Some("true")));
+    assert_eq!(
+        again["data"], first["data"],
+        "the same event, same id and bytes"
+    );
+    assert_eq!(again["meta"]["deliveries"], 1);
+    assert_eq!(take_queue(&s).len(), 1, "queued once");
+    assert_eq!(s.scalar("SELECT COUNT(*) FROM events"), 1);
+    // The same key for a different event is a conflict; another user's key space is separate.
+    let mut other = body.clone();
+    other["data"]["report_id"] = json!("r10");
+    let (status, _, err) = publish_with("order-42", &other);
+    assert_eq!(status, 409);
+    assert_eq!(err["error"]["details"]["field"], "Idempotency-Key");
+    // Malformed keys are refused before anything is published.
+    for bad in ["", "has space", &"k".repeat(256), "naïve"] {
+        let (status, _, err) = publish_with(bad, &other);
+        assert_eq!(status, 400, "{bad:?}: {err}");
+    }
+    assert_eq!(s.scalar("SELECT COUNT(*) FROM events"), 1);
 }
