@@ -25,6 +25,9 @@ pub struct Config {
     /// The key that seals webhook secrets (`WEBHOOK_SECRET_KEY`, 64 hex digits, a Worker
     /// secret). Without it webhook routes answer 503.
     pub webhook_key: Option<SecretKey>,
+    /// Days finished webhook deliveries, their attempts and their events are kept
+    /// (`WEBHOOK_RETENTION_DAYS`, 1 to 3650); a daily sweep deletes older ones.
+    pub retention_days: u32,
 }
 
 /// A 256-bit key whose `Debug` never shows it.
@@ -61,6 +64,7 @@ impl Default for Config {
             allow_http_loopback: false,
             retry_delays: DEFAULT_RETRY_DELAYS,
             webhook_key: None,
+            retention_days: 30,
         }
     }
 }
@@ -87,6 +91,8 @@ impl Config {
                 .and_then(|v| retry_delays(&v))
                 .unwrap_or(defaults.retry_delays),
             webhook_key: lookup("WEBHOOK_SECRET_KEY").and_then(|v| SecretKey::from_hex(&v)),
+            retention_days: number(&lookup, "WEBHOOK_RETENTION_DAYS", 1, 3650)
+                .map_or(defaults.retention_days, |d| d as u32),
         }
     }
 }

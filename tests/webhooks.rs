@@ -659,3 +659,18 @@ fn concurrent_publishes_with_one_idempotency_key_make_one_event() {
     std::thread::sleep(Duration::from_secs(3));
     assert_eq!(receiver().requests("/s10/ok").len(), 1, "delivered once");
 }
+
+#[test]
+fn the_daily_retention_sweep_runs_and_keeps_what_is_recent() {
+    // wrangler's /__scheduled runs the scheduled handler (the Cron Trigger), as the platform
+    // would at 03:17 UTC. With 30 days of retention nothing of this run is old enough to go.
+    let key = key(8);
+    let id = subscribe(&key, "/s8/ok", &["report.sent"]);
+    publish(&key, "report.sent", "r-s8");
+    assert_eq!(receiver().wait_for("/s8/ok", 1, WAIT).len(), 1);
+    wait_attempts(&key, &id, 1, WAIT);
+    let reply = send("GET", "/__scheduled?cron=17+3+*+*+*", &[], None);
+    assert_eq!(reply.status, 200, "{}", reply.body);
+    assert_eq!(attempts(&key, &id).len(), 1, "recent attempts are kept");
+    assert_eq!(send("GET", "/api/v1/health", &[], None).status, 200);
+}

@@ -292,6 +292,27 @@ async fn queue(
     Ok(())
 }
 
+/// The daily sweep of finished webhook deliveries (the Cron Trigger in wrangler.toml).
+#[event(scheduled)]
+async fn scheduled(event: worker::ScheduledEvent, env: Env, _ctx: worker::ScheduleContext) {
+    console_error_panic_hook::set_once();
+    let app = APP.with(|app| app.get_or_init(|| Rc::new(App::new(config(&env)))).clone());
+    let services = WorkerServices { env };
+    match crate::webhooks::retention::sweep(&app.config, &services).await {
+        Ok(swept) => services.log(&format!(
+            "retention sweep ({}; {} days): removed {} attempts, {} deliveries, {} events",
+            event.cron(),
+            app.config.retention_days,
+            swept.attempts,
+            swept.deliveries,
+            swept.events
+        )),
+        Err(err) => services.log(&format!(
+            "retention sweep failed, the next one will continue: {err:?}"
+        )),
+    }
+}
+
 async fn read_request(req: &mut worker::Request) -> worker::Result<Request> {
     let method = Method::parse(&req.inner().method());
     let url = req.url()?;

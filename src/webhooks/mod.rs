@@ -7,6 +7,7 @@
 
 pub mod api;
 pub mod delivery;
+pub mod retention;
 pub mod seal;
 #[cfg(test)]
 mod tests_sqlite;

@@ -713,3 +713,50 @@ fn an_idempotency_key_makes_a_retried_publish_return_the_first_event() {
     }
     assert_eq!(s.scalar("SELECT COUNT(*) FROM events"), 1);
 }
+
+#[test]
+fn the_retention_sweep_removes_only_finished_and_old_deliveries() {
+    use super::retention::{sweep, Swept};
+    let (app, s) = (app(), Sqlite::new());
+    subscribe(&app, &s, ALICE, &["report.finalized", "report.sent"]);
+    // An old delivery that succeeded, and an old one still pending (its retry far away).
+    publish(&app, &s, ALICE, "report.finalized");
+    let done = take_queue(&s).remove(0);
+    assert_eq!(consume(&app, &s, &done), Disposition::Ack);
+    publish(&app, &s, ALICE, "report.sent");
+    let pending = take_queue(&s).remove(0);
+    s.answers.borrow_mut().push_back(PostResult::Status(503));
+    assert_eq!(consume(&app, &s, &pending), Disposition::Retry(60));
+    s.db.execute_batch("UPDATE deliveries SET next_attempt_ms = next_attempt_ms + 40 * 86400000 WHERE state = 'pending'").unwrap();
+    s.advance(31 * 86_400_000);
+    // A recent one that succeeded.
+    publish(&app, &s, ALICE, "report.finalized");
+    let recent = take_queue(&s).remove(0);
+    assert_eq!(consume(&app, &s, &recent), Disposition::Ack);
+
+    let swept = block_on(sweep(&app.config, &s)).unwrap();
+    assert_eq!(
+        swept,
+        Swept {
+            attempts: 1,
+            deliveries: 1,
+            events: 1
+        }
+    );
+    assert_eq!(
+        s.scalar("SELECT COUNT(*) FROM deliveries WHERE state = 'pending'"),
+        1,
+        "pending kept"
+    );
+    assert_eq!(
+        s.scalar("SELECT COUNT(*) FROM attempts"),
+        2,
+        "the pending one's and the recent one's"
+    );
+    assert_eq!(s.scalar("SELECT COUNT(*) FROM events"), 2);
+    assert_eq!(
+        block_on(sweep(&app.config, &s)).unwrap(),
+        Swept::default(),
+        "idempotent"
+    );
+}
