@@ -3,6 +3,7 @@
 //! The core never sees a `worker::Request`. The platform layer converts to and from these
 //! types, which keeps every route callable from a plain host test.
 
+use crate::error::ApiError;
 use std::borrow::Cow;
 use std::fmt;
 
@@ -186,6 +187,17 @@ impl Response {
 /// content.
 pub fn is_blank(text: &str) -> bool {
     text.bytes().all(|b| b.is_ascii_whitespace())
+}
+
+/// Parses a request body that must be a JSON object: malformed JSON or another JSON value is
+/// a 400 that says which.
+pub fn json_object(body: &[u8]) -> Result<serde_json::Map<String, serde_json::Value>, ApiError> {
+    let value: serde_json::Value = serde_json::from_slice(body)
+        .map_err(|e| ApiError::bad_request(format!("malformed JSON: {e}")))?;
+    match value {
+        serde_json::Value::Object(map) => Ok(map),
+        _ => Err(ApiError::bad_request("the body must be a JSON object")),
+    }
 }
 
 /// Trims ASCII whitespace (see [`is_blank`]).

@@ -676,14 +676,7 @@ fn base_document() -> Value {
                         q("order", "Sort order.", json!({ "type": "string", "enum": ["asc", "desc"], "default": "desc" }), false),
                         q("scope", "mine (default): the caller's templates; public: every public template.", json!({ "type": "string", "enum": ["mine", "public"], "default": "mine" }), false)
                     ],
-                    "responses": template_responses("200", json!({
-                        "type": "object", "required": ["data", "meta"],
-                        "properties": {
-                            "data": { "type": "array", "items": { "$ref": "#/components/schemas/Template" } },
-                            "meta": { "type": "object", "required": ["total", "limit", "offset", "has_more"],
-                                "properties": { "total": { "type": "integer" }, "limit": { "type": "integer" }, "offset": { "type": "integer" }, "has_more": { "type": "boolean" } } }
-                        }
-                    }), &["422"])
+                    "responses": template_responses("200", page_of("Template"), &["422"])
                 },
                 "post": {
                     "operationId": "createTemplate", "tags": ["templates"],

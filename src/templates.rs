@@ -210,11 +210,7 @@ fn read_body(request: &Request) -> Result<Map<String, Value>, ApiError> {
             limit: MAX_BODY_BYTES,
         });
     }
-    let value: Value = serde_json::from_slice(&request.body)
-        .map_err(|e| ApiError::bad_request(format!("malformed JSON: {e}")))?;
-    let Value::Object(map) = value else {
-        return Err(ApiError::bad_request("the body must be a JSON object"));
-    };
+    let map = crate::http::json_object(&request.body)?;
     for key in map.keys() {
         if READ_ONLY.contains(&key.as_str()) {
             return Err(ApiError::validation(
@@ -806,13 +802,19 @@ async fn list_templates<S: Services>(
         .iter()
         .map(|r| Template::from_row(r).to_json())
         .collect();
-    Ok(Response::json(
+    Ok(page(items, total, limit, offset))
+}
+
+/// A page of a keyed list: `{data, meta: {total, limit, offset, has_more}}`.
+pub fn page(items: Vec<Value>, total: i64, limit: i64, offset: i64) -> Response {
+    let has_more = offset + (items.len() as i64) < total;
+    Response::json(
         200,
         &json!({
             "data": items,
-            "meta": { "total": total, "limit": limit, "offset": offset, "has_more": offset + (items.len() as i64) < total },
+            "meta": { "total": total, "limit": limit, "offset": offset, "has_more": has_more },
         }),
-    ))
+    )
 }
 
 #[cfg(test)]

@@ -13,7 +13,7 @@ use crate::auth::{keyed, Principal, Scope};
 use crate::db::{int, list, opt_int, text, DbError, Row, SqlValue, Statement};
 use crate::error::ApiError;
 use crate::http::{Method, Request, Response};
-use crate::templates::{iso8601, paging};
+use crate::templates::{iso8601, page, paging};
 use serde_json::{json, Map, Value};
 
 /// Largest body of a subscription write or an event, in bytes.
@@ -265,11 +265,7 @@ fn read_body(
             "the body must be JSON, sent with 'Content-Type: application/json'",
         ));
     }
-    let value: Value = serde_json::from_slice(&request.body)
-        .map_err(|e| ApiError::bad_request(format!("malformed JSON: {e}")))?;
-    let Value::Object(map) = value else {
-        return Err(ApiError::bad_request("the body must be a JSON object"));
-    };
+    let map = crate::http::json_object(&request.body)?;
     if let Some(key) = map.keys().find(|k| !allowed.contains(&k.as_str())) {
         return Err(ApiError::validation(
             key,
@@ -832,17 +828,6 @@ fn inactive_conflict(w: &Webhook) -> Result<(), ApiError> {
         field: "active".into(),
         existing_id: None,
     })
-}
-
-fn page(items: Vec<Value>, total: i64, limit: i64, offset: i64) -> Response {
-    let has_more = offset + (items.len() as i64) < total;
-    Response::json(
-        200,
-        &json!({
-            "data": items,
-            "meta": { "total": total, "limit": limit, "offset": offset, "has_more": has_more },
-        }),
-    )
 }
 
 fn attempt_json(row: &Row) -> Value {
