@@ -127,6 +127,7 @@ export async function render(view) {
       h('section', { 'aria-labelledby': 'ranked-h' },
         h('h2', { id: 'ranked-h' }, 'Ranked systems'),
         h('p', { class: 'muted' }, read.length ? `Read from the finding: ${read.join(' · ')}.` : 'Nothing specific was read from the finding.'),
+        withheldNote(data.withheld_systems),
         data.systems.length ? h('ol', { class: 'cards ranked-list' }, data.systems.map(rankedSystem))
           : h('p', { class: 'empty' }, 'No system governs this finding, as far as radref can tell.')),
       h('section', { 'aria-labelledby': 'md-h' },
@@ -135,4 +136,14 @@ export async function render(view) {
         h('div', { class: 'actions' }, copy, copyStatus),
         pre));
   }
+}
+
+/** Matching entries left out because their status is draft or retired (verified answers only). */
+function withheldNote(withheld) {
+  if (!withheld || !withheld.length) return null;
+  return h('p', { class: 'warn withheld' },
+    'Also matching, but left out because the entry is not current: ',
+    ...withheld.flatMap((w, i) => [i ? '; ' : '',
+      h('a', { href: `#/systems/${encodeURIComponent(w.slug)}` }, w.name), ` (${w.status})`]),
+    '. Tick “Include draft lines” to ground in them as well.');
 }

@@ -70,6 +70,29 @@ test('a pasted finding returns ranked systems and a markdown block that can be c
   assertNoPageErrors(b.errors);
 });
 
+test('a matching draft entry that the verified answer leaves out is named, with a link', async () => {
+  const { page } = b;
+  await page.goto('/#/ground');
+  await page.getByLabel('Include draft lines').uncheck();
+  await page.getByRole('textbox', { name: 'Finding' }).fill('Incidental pituitary lesion, 6 mm, on brain MRI');
+  await page.getByRole('button', { name: 'Ground this finding' }).click();
+  await page.getByRole('heading', { name: 'Ranked systems' }).waitFor();
+  const note = page.locator('.withheld');
+  await note.waitFor();
+  assert.match(await note.innerText(), /Incidental Pituitary Findings.*\(draft\)/s);
+  assert.equal(await note.getByRole('link').first().getAttribute('href'), '#/systems/acr-if-pituitary-2018');
+  const names = await page.locator('.ranked-list > li h3').allInnerTexts();
+  assert.ok(!names.some((n) => /Pituitary/.test(n)), `not among the verified answer's systems: ${names}`);
+  // Following the advice brings the entry in.
+  await page.getByLabel('Include draft lines').check();
+  await page.getByRole('button', { name: 'Ground this finding' }).click();
+  await page.locator('.ranked-list > li h3', { hasText: 'Pituitary' }).first().waitFor();
+  assert.equal(await page.locator('.withheld').count(), 0);
+  await page.getByLabel('Include draft lines').uncheck();
+  await page.goto('/#/');
+  assertNoPageErrors(b.errors);
+});
+
 test('the page talks to the API only: every request it made stayed on the origin', async () => {
   const { page } = b;
   const foreign = [];
