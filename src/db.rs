@@ -38,6 +38,12 @@ impl From<i64> for SqlValue {
     }
 }
 
+impl From<Option<i64>> for SqlValue {
+    fn from(n: Option<i64>) -> SqlValue {
+        n.map_or(SqlValue::Null, SqlValue::Int)
+    }
+}
+
 impl From<bool> for SqlValue {
     fn from(b: bool) -> SqlValue {
         SqlValue::Int(i64::from(b))
