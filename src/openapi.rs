@@ -497,10 +497,11 @@ fn base_document() -> Value {
         .collect();
     organs.sort();
     organs.dedup();
-    let organs_or_null: Vec<Value> = organs
+    // A known organ, or none: empty and null both mean no organ filter, as the service reads them.
+    let organ_or_none: Vec<Value> = organs
         .iter()
         .map(|o| json!(o))
-        .chain([Value::Null])
+        .chain([json!(""), Value::Null])
         .collect();
     let label = json!({ "type": ["string", "null"], "maxLength": 64 });
     let voice = json!({ "type": "string", "maxLength": 100, "pattern": VOICE_PATTERN });
@@ -587,7 +588,7 @@ fn base_document() -> Value {
                           "schema": { "type": "array", "items": { "type": "string", "enum": slugs } } },
                         q("organ", "Restrict to systems of this organ.", json!({ "type": "string", "enum": organs }), false),
                         q("limit", "Maximum number of ranked systems, 1 to 8.", limit_schema(8, 4), false),
-                        q("format", "json or markdown.", json!({ "type": "string", "enum": ["json", "markdown"], "default": "json" }), false),
+                        q("format", "json (default) or markdown (md).", json!({ "type": "string", "enum": ["json", "markdown", "md"], "default": "json" }), false),
                         q("verified", "Only current systems and verified lines (default); false includes drafts, flagged, for curation or research.", json!({ "type": "boolean", "default": true }), false)
                     ],
                     "responses": context_responses(false)
@@ -602,9 +603,9 @@ fn base_document() -> Value {
                         "properties": {
                             "text": { "type": ["string", "null"], "maxLength": 8000 },
                             "systems": { "type": ["array", "null"], "items": { "type": "string", "enum": slugs } },
-                            "organ": { "enum": organs_or_null },
+                            "organ": { "enum": organ_or_none },
                             "limit": { "type": ["integer", "null"], "minimum": 1, "maximum": 8, "default": 4 },
-                            "format": { "enum": ["json", "markdown", null] },
+                            "format": { "enum": ["json", "markdown", "md", "", null], "description": "json (default; also empty) or markdown (md)." },
                             "verified": { "type": ["boolean", "null"], "default": true }
                         }
                     }, "example": { "text": "Incidental 8 mm solid pulmonary nodule on CT in a 60-year-old smoker", "limit": 3 } } } },
@@ -684,7 +685,7 @@ fn base_document() -> Value {
                     "security": [ { "bearerAuth": [] }, { "apiKeyHeader": [] } ],
                     "requestBody": { "required": true, "content": { "application/json": { "schema": { "$ref": "#/components/schemas/TemplateCreate" },
                         "example": { "name": "CT chest routine", "content": "<h2>FINDINGS</h2><p>Lungs: clear.</p>", "modality": "CT", "tags": ["chest"], "voice_command": "normal chest" } } } },
-                    "responses": template_responses("201", json!({ "type": "object", "required": ["data"], "properties": { "data": { "$ref": "#/components/schemas/Template" } } }), &["409", "413", "422"])
+                    "responses": template_responses("201", data_of("Template"), &["409", "413", "422"])
                 }
             },
             "/api/v1/templates/voice": {
@@ -693,7 +694,7 @@ fn base_document() -> Value {
                     "summary": "The caller's template answering to a spoken command (normalised; voice_command or alias)",
                     "security": [ { "bearerAuth": [] }, { "apiKeyHeader": [] } ],
                     "parameters": [ q("command", "The spoken phrase.", json!({ "type": "string", "minLength": 1, "pattern": VOICE_PATTERN }), true) ],
-                    "responses": template_responses("200", json!({ "type": "object", "required": ["data"], "properties": { "data": { "$ref": "#/components/schemas/Template" } } }), &["404", "422"])
+                    "responses": template_responses("200", data_of("Template"), &["404", "422"])
                 }
             },
             "/api/v1/templates/{id}": {
@@ -701,13 +702,13 @@ fn base_document() -> Value {
                 "get": {
                     "operationId": "getTemplate", "tags": ["templates"], "summary": "One template: the caller's, or another user's public one",
                     "security": [ { "bearerAuth": [] }, { "apiKeyHeader": [] } ],
-                    "responses": template_responses("200", json!({ "type": "object", "required": ["data"], "properties": { "data": { "$ref": "#/components/schemas/Template" } } }), &["404"])
+                    "responses": template_responses("200", data_of("Template"), &["404"])
                 },
                 "put": {
                     "operationId": "updateTemplate", "tags": ["templates"], "summary": "Partial update: only the supplied fields change",
                     "security": [ { "bearerAuth": [] }, { "apiKeyHeader": [] } ],
                     "requestBody": { "required": true, "content": { "application/json": { "schema": { "$ref": "#/components/schemas/TemplateUpdate" } } } },
-                    "responses": template_responses("200", json!({ "type": "object", "required": ["data"], "properties": { "data": { "$ref": "#/components/schemas/Template" } } }), &["404", "409", "413", "422"])
+                    "responses": template_responses("200", data_of("Template"), &["404", "409", "413", "422"])
                 },
                 "delete": {
                     "operationId": "deleteTemplate", "tags": ["templates"], "summary": "Permanent delete",
@@ -720,7 +721,7 @@ fn base_document() -> Value {
                 "post": {
                     "operationId": "useTemplate", "tags": ["templates"], "summary": "Record a use: usage_count + 1, last_used_at now",
                     "security": [ { "bearerAuth": [] }, { "apiKeyHeader": [] } ],
-                    "responses": template_responses("200", json!({ "type": "object", "required": ["data"], "properties": { "data": { "$ref": "#/components/schemas/Template" } } }), &["404"])
+                    "responses": template_responses("200", data_of("Template"), &["404"])
                 }
             },
             "/llms.txt": {
