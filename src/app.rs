@@ -1,22 +1,19 @@
-//! The application as a function: `handle(request) -> response`.
+//! The application as a function: `handle(request) -> response`, on top of the house.
 //!
-//! Everything the service does to a request happens here or below, with no `worker::` type in
-//! sight. What the platform provides (the clock, logging, storage, queues, rate limits) comes in
-//! through the [`Services`] trait, so a host test drives [`handle`] with an in-memory
-//! implementation and the wasm build with the Cloudflare bindings.
+//! The endpoint table (`routes`) resolves the request; this module applies what the row
+//! declares — the preflight, 404 and 405, the per-client limit, the key and its scope, the
+//! per-key limit, the error format — and hands the request to its feature's handlers (`api`).
+//! What the platform provides comes in through [`Services`], so a host test drives [`handle`]
+//! with an in-memory or SQLite implementation and the wasm build with the Cloudflare bindings.
 
-use crate::auth::StoredKey;
-use crate::config::Config;
-use crate::corpus_api;
-use crate::db::{DbError, Row, Statement};
+use crate::api;
+use crate::auth;
+use crate::call::Call;
 use crate::error::{allow_header, ApiError, ErrorFormat};
 use crate::http::{Method, Request, Response};
-use crate::ratelimit::RateLimiter;
-use crate::router::Route;
-use serde_json::json;
-
-/// The version of the HTTP interface, as the OpenAPI document states it.
-pub const API_VERSION: &str = "1.0.0";
+use crate::ratelimit::Decision;
+use crate::routes::{self, Access, Endpoint, Limit, Op, PathParams, Resolution};
+use crate::services::{App, Services};
 
 /// Request headers a browser may send cross-origin.
 const ALLOW_HEADERS: &str =
@@ -25,172 +22,104 @@ const ALLOW_HEADERS: &str =
 const EXPOSE_HEADERS: &str =
     "ETag, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After, Location, Idempotent-Replayed";
 
-/// What the platform provides to the core.
-///
-/// The wasm build implements it on the Worker's bindings; tests implement it in memory.
-#[allow(async_fn_in_trait)] // The core is single-threaded (wasm); futures need not be Send.
-pub trait Services {
-    /// Milliseconds since the Unix epoch. The core never reads a clock itself: on wasm32
-    /// `SystemTime::now()` panics.
-    fn now_ms(&self) -> u64;
-
-    /// Writes a line to the platform log. Callers never pass secrets or keys.
-    fn log(&self, line: &str);
-
-    /// The stored API key with this public id, if any.
-    async fn find_key(&self, id: &str) -> Result<Option<StoredKey>, ApiError>;
-
-    /// Runs one statement and returns its rows.
-    async fn query(&self, statement: Statement) -> Result<Vec<Row>, DbError>;
-
-    /// Runs statements atomically: all of them or none.
-    async fn batch(&self, statements: Vec<Statement>) -> Result<(), DbError>;
-
-    /// `bytes` bytes from a cryptographically secure generator, hex-encoded.
-    fn random_hex(&self, bytes: usize) -> Result<String, ApiError>;
-
-    /// Sends messages to the webhook deliveries queue, all or none. An error means the caller
-    /// must treat them as not sent; its text is for the log.
-    async fn enqueue(&self, messages: Vec<QueueMessage>) -> Result<(), String>;
-
-    /// Makes one outgoing POST, never following a redirect, giving up after `timeout_ms`.
-    async fn post(&self, request: Outgoing) -> PostResult;
-}
-
-/// A message for the webhook deliveries queue.
-#[derive(Clone, Debug, PartialEq)]
-pub struct QueueMessage {
-    pub body: serde_json::Value,
-    /// Seconds before the queue hands the message to the consumer.
-    pub delay_secs: u32,
-}
-
-/// An outgoing HTTP POST.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Outgoing {
-    pub url: String,
-    pub headers: Vec<(String, String)>,
-    pub body: Vec<u8>,
-    pub timeout_ms: u64,
-}
-
-/// What became of an outgoing POST: the status the peer answered, or why there was none.
-#[derive(Clone, Debug, PartialEq)]
-pub enum PostResult {
-    Status(u16),
-    /// A network error, a refused connection or a reset; the text is safe to show its owner.
-    Failed(String),
-    TimedOut,
-}
-
-/// The application state shared by all requests of an isolate.
-#[derive(Debug)]
-pub struct App {
-    pub config: Config,
-    /// Per-client counters of the corpus routes.
-    pub corpus_limiter: RateLimiter,
-    /// Per-key counters of the template and webhook routes.
-    pub key_limiter: RateLimiter,
-}
-
-impl App {
-    /// An application with the given configuration.
-    pub fn new(config: Config) -> App {
-        let corpus_limiter = RateLimiter::new(config.corpus_rate_limit, config.corpus_rate_window);
-        let key_limiter = RateLimiter::new(config.key_rate_limit, config.key_rate_window);
-        App {
-            config,
-            corpus_limiter,
-            key_limiter,
-        }
-    }
-}
-
-/// Handles one request completely: routing, method checks, CORS preflight, the handler, the
+/// Handles one request completely: resolution, preflight, access, limits, the handler, the
 /// error format and the headers every response carries.
 pub async fn handle<S: Services>(app: &App, services: &S, request: Request) -> Response {
-    let format = ErrorFormat::for_path(&request.path);
-    let route = Route::resolve(&request.path);
-    let mut response = match (&route, request.method) {
-        // Preflight is answered before any key check or rate limit, for every path, so a
-        // browser always learns what it may send.
-        (_, Method::Options) => preflight(route.as_ref()),
-        (None, _) => error_response(
-            services,
-            ApiError::not_found(format!("no route for {}", request.path)),
-            format,
-        ),
-        (Some(route), method) if !route.allow().contains(&method) => error_response(
-            services,
-            ApiError::MethodNotAllowed {
-                method,
-                allow: route.allow(),
-            },
-            format,
-        ),
-        (Some(route), _) => {
-            let limit = route.is_corpus().then(|| {
-                app.corpus_limiter
-                    .check(client_ip(&request), services.now_ms() / 1000)
-            });
-            let mut response = match limit {
-                Some(d) if !d.allowed => error_response(
-                    services,
-                    ApiError::RateLimited {
-                        retry_after: d.reset,
-                    },
-                    format,
-                ),
-                _ => match dispatch(app, services, route, &request).await {
-                    Ok(response) => response,
-                    Err(err) => error_response(services, err, format),
+    let mut response = if request.method == Method::Options {
+        // Answered before any key check or rate limit, for every path, so a browser always
+        // learns what it may send.
+        preflight(routes::allowed(&request.path))
+    } else {
+        match routes::resolve(request.method, &request.path) {
+            Resolution::NotFound { errors } => error_response(
+                services,
+                ApiError::not_found(format!("no route for {}", request.path)),
+                errors,
+            ),
+            Resolution::WrongMethod { allow, errors } => error_response(
+                services,
+                ApiError::MethodNotAllowed {
+                    method: request.method,
+                    allow,
                 },
-            };
-            if let Some(d) = limit {
-                response.set_header("x-ratelimit-limit", d.limit.to_string());
-                response.set_header("x-ratelimit-remaining", d.remaining.to_string());
-                response.set_header("x-ratelimit-reset", d.reset.to_string());
+                errors,
+            ),
+            Resolution::Found(endpoint, params) => {
+                serve(app, services, endpoint, params, &request).await
             }
-            response
         }
     };
     finish(&mut response, request.method);
     response
 }
 
-/// Runs the handler of a resolved route.
-async fn dispatch<S: Services>(
+/// Serves a resolved endpoint under its row's access rule and limit.
+async fn serve<S: Services>(
     app: &App,
     services: &S,
-    route: &Route,
+    endpoint: &'static Endpoint,
+    params: PathParams,
     request: &Request,
-) -> Result<Response, ApiError> {
-    match route {
-        Route::Health => Ok(health(app)),
-        Route::Organs => corpus_api::organs(request),
-        Route::Systems => corpus_api::systems(request),
-        Route::System(slug) => corpus_api::system(request, slug),
-        Route::Search => corpus_api::search(request),
-        Route::Changes => corpus_api::changes(request),
-        Route::ChangesRss => corpus_api::changes_rss(request),
-        Route::Coverage => corpus_api::coverage(request),
-        Route::LlmsTxt => corpus_api::llms_txt(request),
-        Route::Context => corpus_api::context(services, request).await,
-        Route::Mcp => Ok(crate::mcp::handle(request)),
-        Route::Templates(t) => crate::templates::handle(app, services, t, request).await,
-        Route::Webhooks(w) => crate::webhooks::api::handle(app, services, w, request).await,
-        Route::Events => crate::webhooks::api::handle_events(app, services, request).await,
-        Route::OpenApi => Ok(corpus_api::cached(
-            request,
-            Response::bytes(200, "application/json; charset=utf-8", openapi_bytes()),
-        )),
+) -> Response {
+    let now_secs = services.now_ms() / 1000;
+    let mut decision = (endpoint.limit == Limit::Client)
+        .then(|| app.corpus_limiter.check(client_ip(request), now_secs));
+    let result = match decision {
+        Some(d) if !d.allowed => Err(ApiError::RateLimited {
+            retry_after: d.reset,
+        }),
+        _ => {
+            let who = match endpoint.access {
+                Access::Open => Ok(None),
+                Access::Key(scope) => auth::authenticate(services, request, scope).await.map(Some),
+            };
+            match who {
+                // A failed key check carries no per-key budget.
+                Err(err) => Err(err),
+                Ok(who) => {
+                    if let (Limit::Key, Some(p)) = (endpoint.limit, &who) {
+                        decision = Some(app.key_limiter.check(&p.key_id, now_secs));
+                    }
+                    let call = Call {
+                        app,
+                        services,
+                        request,
+                        params,
+                        who,
+                    };
+                    match decision {
+                        Some(d) if !d.allowed => Err(ApiError::RateLimited {
+                            retry_after: d.reset,
+                        }),
+                        _ => dispatch(endpoint.op, &call).await,
+                    }
+                }
+            }
+        }
+    };
+    let mut response = result.unwrap_or_else(|err| error_response(services, err, endpoint.errors));
+    if let Some(d) = decision {
+        rate_headers(&mut response, d);
+    }
+    response
+}
+
+/// Runs the operation's handler: one arm per feature, whose own `dispatch` is exhaustive.
+async fn dispatch<S: Services>(op: Op, call: &Call<'_, S>) -> Result<Response, ApiError> {
+    match op {
+        Op::Service(op) => api::service::dispatch(op, call),
+        Op::Corpus(op) => api::corpus::dispatch(op, call),
+        Op::Context(op) => api::context::dispatch(op, call),
+        Op::Mcp(op) => api::mcp::dispatch(op, call),
+        Op::Templates(op) => api::templates::dispatch(op, call).await,
+        Op::Webhooks(op) => api::webhooks::dispatch(op, call).await,
     }
 }
 
-/// The OpenAPI document, serialised once per isolate.
-fn openapi_bytes() -> &'static [u8] {
-    static BYTES: std::sync::OnceLock<Vec<u8>> = std::sync::OnceLock::new();
-    BYTES.get_or_init(|| serde_json::to_vec(&crate::openapi::document()).unwrap_or_default())
+fn rate_headers(response: &mut Response, d: Decision) {
+    response.set_header("x-ratelimit-limit", d.limit.to_string());
+    response.set_header("x-ratelimit-remaining", d.remaining.to_string());
+    response.set_header("x-ratelimit-reset", d.reset.to_string());
 }
 
 /// The client's address as the edge reports it; requests without one share a bucket.
@@ -202,37 +131,13 @@ fn client_ip(request: &Request) -> &str {
         .unwrap_or("unknown")
 }
 
-/// `GET /api/v1/health`: liveness, the build's version and the corpus it carries.
-fn health(app: &App) -> Response {
-    Response::json(
-        200,
-        &json!({
-            "status": "ok",
-            "service": "radref",
-            "version": env!("CARGO_PKG_VERSION"),
-            "api_version": API_VERSION,
-            "environment": app.config.environment,
-            "corpus": {
-                "hash": crate::build_info::CORPUS_HASH,
-                "systems": crate::corpus::compiled::TOTALS.systems,
-                "clinical_lines": crate::corpus::compiled::TOTALS.lines,
-            },
-        }),
-    )
-    .with_header("cache-control", "no-store")
-}
-
 /// The answer to a CORS preflight (or a plain OPTIONS) on any path.
-fn preflight(route: Option<&Route>) -> Response {
-    let methods: Vec<Method> = match route {
-        Some(route) => route.allow().to_vec(),
-        None => vec![Method::Get, Method::Head],
-    };
-    let mut with_options = methods;
-    with_options.push(Method::Options);
+fn preflight(allowed: Option<Vec<Method>>) -> Response {
+    let mut methods = allowed.unwrap_or_else(|| vec![Method::Get, Method::Head]);
+    methods.push(Method::Options);
     Response::empty(204)
-        .with_header("allow", allow_header(&with_options))
-        .with_header("access-control-allow-methods", allow_header(&with_options))
+        .with_header("allow", allow_header(&methods))
+        .with_header("access-control-allow-methods", allow_header(&methods))
         .with_header("access-control-allow-headers", ALLOW_HEADERS)
         .with_header("access-control-max-age", "86400")
 }
@@ -257,6 +162,7 @@ fn finish(response: &mut Response, method: Method) {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+    use crate::config::Config;
     use crate::host::{block_on, HostServices};
 
     pub fn call(request: Request) -> Response {

@@ -5,49 +5,41 @@
 //! public id; the hashes are compared in constant time. Keys never appear in a response or a
 //! log line: errors say what is wrong with the request, not what the key was.
 
-use crate::app::{App, Services};
-use crate::error::{ApiError, ErrorFormat};
-use crate::http::{Request, Response};
+use crate::call::Principal;
+use crate::db::{text, Statement};
+use crate::error::ApiError;
+use crate::http::Request;
+use crate::routes::Scope;
+use crate::services::Services;
 use sha2::{Digest, Sha256};
 
-/// What a key may be used for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Scope {
-    Context,
-    Templates,
-    Webhooks,
-    EventsPublish,
-}
-
-impl Scope {
-    /// The scope's name as stored with the key.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Scope::Context => "context",
-            Scope::Templates => "templates",
-            Scope::Webhooks => "webhooks",
-            Scope::EventsPublish => "events:publish",
-        }
-    }
-}
-
 /// A key as stored: its hash, never the key.
-#[derive(Clone, Debug, PartialEq, Eq, serde::Deserialize)]
-pub struct StoredKey {
-    pub id: String,
-    pub user_id: String,
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct StoredKey {
+    id: String,
+    user_id: String,
     /// SHA-256 (lower-case hex) of the whole key.
-    pub key_hash: String,
+    key_hash: String,
     /// Space-separated scopes.
-    pub scopes: String,
-    pub revoked_at: Option<String>,
+    scopes: String,
+    revoked: bool,
 }
 
-/// Who is calling, once the key checked out.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Principal {
-    pub user_id: String,
-    pub key_id: String,
+/// The stored key with this public id, if any.
+async fn find_key<S: Services>(services: &S, id: &str) -> Result<Option<StoredKey>, ApiError> {
+    let rows = services
+        .query(Statement::new(
+            "SELECT id, user_id, key_hash, scopes, revoked_at FROM api_keys WHERE id = ?1",
+            vec![id.into()],
+        ))
+        .await?;
+    Ok(rows.first().map(|row| StoredKey {
+        id: text(row, "id").unwrap_or_default(),
+        user_id: text(row, "user_id").unwrap_or_default(),
+        key_hash: text(row, "key_hash").unwrap_or_default(),
+        scopes: text(row, "scopes").unwrap_or_default(),
+        revoked: text(row, "revoked_at").is_some(),
+    }))
 }
 
 /// The key a request carries, from `Authorization: Bearer` or `X-API-Key`.
@@ -115,9 +107,9 @@ pub async fn authenticate<S: Services>(
     let key = presented_key(request)?;
     let invalid = || unauthorized("the API key is invalid or revoked");
     let id = key_id(key).ok_or_else(invalid)?;
-    let stored = services.find_key(id).await?.ok_or_else(invalid)?;
+    let stored = find_key(services, id).await?.ok_or_else(invalid)?;
     let matches = constant_time_eq(hash_key(key).as_bytes(), stored.key_hash.as_bytes());
-    if !matches || stored.revoked_at.is_some() {
+    if !matches || stored.revoked {
         return Err(invalid());
     }
     if !stored
@@ -135,55 +127,17 @@ pub async fn authenticate<S: Services>(
     })
 }
 
-/// Runs a keyed operation (templates, webhooks, events): the key and its scope, the per-key
-/// rate limit, then `operation`. Errors are rendered in the detailed format here, so the caller
-/// sees its rate-limit budget on success and on error alike.
-pub async fn keyed<S: Services>(
-    app: &App,
-    services: &S,
-    request: &Request,
-    scope: Scope,
-    operation: impl AsyncFnOnce(Principal) -> Result<Response, ApiError>,
-) -> Result<Response, ApiError> {
-    let who = authenticate(services, request, scope).await?;
-    let decision = app.key_limiter.check(&who.key_id, services.now_ms() / 1000);
-    let result = if decision.allowed {
-        operation(who).await
-    } else {
-        Err(ApiError::RateLimited {
-            retry_after: decision.reset,
-        })
-    };
-    let mut response = result.unwrap_or_else(|err| {
-        if let Some(line) = err.log_line() {
-            services.log(&line);
-        }
-        err.into_response(ErrorFormat::Detailed)
-    });
-    response.set_header("x-ratelimit-limit", decision.limit.to_string());
-    response.set_header("x-ratelimit-remaining", decision.remaining.to_string());
-    response.set_header("x-ratelimit-reset", decision.reset.to_string());
-    Ok(response)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::host::{block_on, HostServices};
+    use crate::host::block_on;
+    use crate::host::sqlite::Sqlite;
     use crate::http::Method;
 
     const KEY: &str = "rr_test0001_abcdefghijklmnop0123";
 
-    fn services() -> HostServices {
-        let services = HostServices::default();
-        services.keys.borrow_mut().push(StoredKey {
-            id: "test0001".into(),
-            user_id: "alice".into(),
-            key_hash: hash_key(KEY),
-            scopes: "context templates".into(),
-            revoked_at: None,
-        });
-        services
+    fn services() -> Sqlite {
+        Sqlite::new().with_key(KEY, "alice", "context templates")
     }
 
     fn request(header: (&str, &str)) -> Request {
@@ -221,7 +175,8 @@ mod tests {
             let err = block_on(authenticate(&s, &r, Scope::Context)).unwrap_err();
             assert_eq!(err.status(), 401, "{r:?}");
         }
-        s.keys.borrow_mut()[0].revoked_at = Some("2026-11-01T00:00:00Z".into());
+        s.db.execute_batch("UPDATE api_keys SET revoked_at = '2026-11-01T00:00:00Z'")
+            .unwrap();
         let err = block_on(authenticate(
             &s,
             &request(("x-api-key", KEY)),

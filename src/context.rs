@@ -66,15 +66,6 @@ pub struct ContextBody {
     pub verified: Option<bool>,
 }
 
-/// A JSON number as an integer, when it is one (4 or 4.0; not 4.5).
-pub fn integral(n: &serde_json::Number) -> Option<i64> {
-    n.as_i64().or_else(|| {
-        n.as_f64()
-            .filter(|f| f.fract() == 0.0 && f.abs() < 9.0e15)
-            .map(|f| f as i64)
-    })
-}
-
 impl ContextQuery {
     /// Builds and checks a query. `text` may be empty when `systems` names systems.
     pub fn new(
@@ -1269,7 +1260,7 @@ pub fn to_json(query: &ContextQuery) -> Value {
             ),
         })).collect::<Vec<_>>(),
     });
-    if crate::http::is_blank(&query.text) && query.systems.is_empty() {
+    if crate::input::is_blank(&query.text) && query.systems.is_empty() {
         out["note"] = json!(
             "nothing to ground: give the finding text (q, or text in a POST body) or systems to include"
         );
@@ -1638,15 +1629,6 @@ mod tests {
             assert!(def[key].is_string(), "{key}");
         }
         assert!(!first["references"].as_object().unwrap().is_empty());
-    }
-
-    #[test]
-    fn integral_json_numbers_are_integers() {
-        let n = |v: serde_json::Value| v.as_number().cloned().unwrap();
-        assert_eq!(integral(&n(json!(4))), Some(4));
-        assert_eq!(integral(&n(json!(4.0))), Some(4));
-        assert_eq!(integral(&n(json!(4.5))), None);
-        assert_eq!(integral(&n(json!(-2))), Some(-2));
     }
 
     #[test]

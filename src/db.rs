@@ -4,6 +4,7 @@
 //! only executes them on D1. A unique-constraint violation is its own error, so a race between
 //! two writers turns into a clean 409, decided by the database's unique index.
 
+use crate::error::ApiError;
 use serde_json::{Map, Value};
 
 /// A bound parameter.
@@ -79,11 +80,30 @@ pub enum DbError {
     Other(String),
 }
 
-impl From<DbError> for crate::error::ApiError {
-    fn from(e: DbError) -> crate::error::ApiError {
+/// A failure no caller mapped: an unexpected unique violation is a bug (500), anything else
+/// is storage trouble (503). Callers that expect a violation use [`OnUnique::on_unique`].
+impl From<DbError> for ApiError {
+    fn from(e: DbError) -> ApiError {
         match e {
-            DbError::Unique => crate::error::ApiError::internal("unexpected unique violation"),
-            DbError::Other(cause) => crate::error::ApiError::Unavailable { cause },
+            DbError::Unique => ApiError::internal("unexpected unique violation"),
+            DbError::Other(cause) => ApiError::Unavailable { cause },
+        }
+    }
+}
+
+/// Turns a unique-constraint refusal into the 409 of the caller's choosing, in one place;
+/// any other failure keeps its meaning (503 for storage trouble).
+pub trait OnUnique<T> {
+    /// `conflict` builds the error that answers a unique violation.
+    fn on_unique(self, conflict: impl FnOnce() -> ApiError) -> Result<T, ApiError>;
+}
+
+impl<T> OnUnique<T> for Result<T, DbError> {
+    fn on_unique(self, conflict: impl FnOnce() -> ApiError) -> Result<T, ApiError> {
+        match self {
+            Ok(value) => Ok(value),
+            Err(DbError::Unique) => Err(conflict()),
+            Err(other) => Err(other.into()),
         }
     }
 }
@@ -106,7 +126,7 @@ pub fn opt_int(row: &Row, key: &str) -> Option<i64> {
 }
 
 /// A column holding a JSON array of strings.
-pub fn list(row: &Row, key: &str) -> Vec<String> {
+pub fn string_list(row: &Row, key: &str) -> Vec<String> {
     text(row, key)
         .and_then(|s| serde_json::from_str(&s).ok())
         .unwrap_or_default()

@@ -3,7 +3,6 @@
 //! The core never sees a `worker::Request`. The platform layer converts to and from these
 //! types, which keeps every route callable from a plain host test.
 
-use crate::error::ApiError;
 use std::borrow::Cow;
 use std::fmt;
 
@@ -180,29 +179,6 @@ impl Response {
             .find(|(n, _)| n.eq_ignore_ascii_case(name))
             .map(|(_, v)| v.as_str())
     }
-}
-
-/// Whether text holds nothing but ASCII whitespace. Input is judged blank by this one rule
-/// everywhere, the rule the OpenAPI patterns (`\S`) state; other Unicode spaces count as
-/// content.
-pub fn is_blank(text: &str) -> bool {
-    text.bytes().all(|b| b.is_ascii_whitespace())
-}
-
-/// Parses a request body that must be a JSON object: malformed JSON or another JSON value is
-/// a 400 that says which.
-pub fn json_object(body: &[u8]) -> Result<serde_json::Map<String, serde_json::Value>, ApiError> {
-    let value: serde_json::Value = serde_json::from_slice(body)
-        .map_err(|e| ApiError::bad_request(format!("malformed JSON: {e}")))?;
-    match value {
-        serde_json::Value::Object(map) => Ok(map),
-        _ => Err(ApiError::bad_request("the body must be a JSON object")),
-    }
-}
-
-/// Trims ASCII whitespace (see [`is_blank`]).
-pub fn trim_ascii(text: &str) -> &str {
-    text.trim_matches(|c: char| c.is_ascii_whitespace())
 }
 
 /// Decodes an `application/x-www-form-urlencoded` query string.

@@ -1,32 +1,45 @@
 //! radref: a reference service for radiology classification systems.
 //!
-//! The crate is a pure core — routing, errors, rendering, the corpus — that knows nothing of
-//! the Cloudflare runtime, plus a thin platform layer ([`platform`], wasm32 only) that adapts
-//! Worker requests, bindings and events to it. [`app::handle`] is the whole service as a
-//! function from a request to a response, which host tests call directly.
+//! The crate is a pure core that knows nothing of the Cloudflare runtime, plus a thin platform
+//! layer ([`platform`], wasm32 only) that adapts Worker requests, bindings and events to it.
+//! [`app::handle`] is the whole service as a function from a request to a response, which host
+//! tests call directly. The house, from the top floor down:
+//!
+//! - [`app`]: the dispatcher; [`api`]: the handlers, one module per feature;
+//! - the features' rules: [`templates`], [`webhooks`], [`context`], [`mcp`], [`filter`],
+//!   [`search`], [`openapi`], [`html`], [`corpus`];
+//! - the shared floor: [`auth`], [`call`], [`routes`] (the endpoint table), [`services`] (the
+//!   ports), [`input`], [`cache`], [`db`], [`error`], [`http`], [`time`], [`config`],
+//!   [`ratelimit`].
 //!
 //! The content served is reference material, not a medical device; the reporting radiologist
 //! remains responsible for every report.
 
+pub mod api;
 pub mod app;
 pub mod auth;
 pub mod build_info;
+pub mod cache;
+pub mod call;
 pub mod config;
 pub mod context;
 pub mod corpus;
-pub mod corpus_api;
 pub mod db;
 pub mod error;
+pub mod filter;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod host;
 pub mod html;
 pub mod http;
+pub mod input;
 pub mod mcp;
 pub mod openapi;
 pub mod ratelimit;
-pub mod router;
+pub mod routes;
 pub mod search;
+pub mod services;
 pub mod templates;
+pub mod time;
 pub mod webhooks;
 
 #[cfg(target_arch = "wasm32")]

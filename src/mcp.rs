@@ -7,9 +7,10 @@
 
 use crate::context::{self, ContextQuery};
 use crate::corpus::compiled::{self, SYSTEMS};
-use crate::corpus_api::{self, Params, SystemFilter};
 use crate::error::ApiError;
+use crate::filter::SystemFilter;
 use crate::http::{Request, Response};
+use crate::input::{integer, integral, Params, Refusal};
 use crate::search;
 use serde_json::{json, Map, Value};
 
@@ -212,8 +213,8 @@ pub fn tools() -> Vec<Value> {
             "title": "Search radiology classification systems",
             "description": "Ranked, typo-tolerant search across systems and their categories (e.g. 'bosniak IIF', 'lungrads 4B', 'fleischer'). Each hit says why it matched.",
             "inputSchema": object(json!({
-                "query": { "type": "string", "minLength": 1, "maxLength": 500, "description": "What to look for." },
-                "limit": { "type": "integer", "minimum": 1, "maximum": 50, "default": 10 }
+                "query": { "type": "string", "minLength": 1, "maxLength": search::MAX_QUERY_CHARS, "description": "What to look for." },
+                "limit": { "type": "integer", "minimum": 1, "maximum": search::MAX_LIMIT, "default": search::DEFAULT_LIMIT }
             }), &["query"]),
             "outputSchema": output(json!({
                 "query": { "type": "string" },
@@ -239,10 +240,10 @@ pub fn tools() -> Vec<Value> {
             "title": "Ground a finding in the systems that govern it",
             "description": "Given a finding (e.g. 'incidental 8 mm solid lung nodule in a smoker' or a report paragraph), returns the most relevant systems with their cited criteria, categories, management and risk, what the finding did not state, and a markdown block ready for a prompt. verified=true (default) keeps only current systems and verified lines and says how many draft lines were withheld; verified=false includes drafts, flagged.",
             "inputSchema": object(json!({
-                "text": { "type": "string", "maxLength": 8000, "description": "The finding text." },
+                "text": { "type": "string", "maxLength": context::MAX_TEXT_CHARS, "description": "The finding text." },
                 "systems": { "type": "array", "items": { "type": "string", "enum": slugs }, "description": "Systems to include whatever their rank." },
                 "organ": { "type": "string" },
-                "limit": { "type": "integer", "minimum": 1, "maximum": 8, "default": 4 },
+                "limit": { "type": "integer", "minimum": 1, "maximum": context::MAX_LIMIT, "default": context::DEFAULT_LIMIT },
                 "verified": { "type": "boolean", "default": true }
             }), &[]),
             "outputSchema": output(json!({
@@ -262,7 +263,7 @@ pub fn tools() -> Vec<Value> {
                 "modality": { "type": "string" },
                 "family": { "type": "string", "enum": ["lexicon", "algorithm", "incidental", "appropriateness"] },
                 "status": { "type": "string", "enum": ["current", "retired", "draft"] },
-                "q": { "type": "string", "maxLength": 500 }
+                "q": { "type": "string", "maxLength": search::MAX_QUERY_CHARS }
             }), &[]),
             "outputSchema": output(json!({
                 "total": { "type": "integer" },
@@ -343,11 +344,19 @@ fn run(name: &str, args: &Map<String, Value>) -> Result<(Value, Option<String>),
             if query.chars().count() > search::MAX_QUERY_CHARS {
                 return Err(ApiError::bad_param(
                     "query",
-                    "'query' is longer than 500 characters",
+                    format!(
+                        "'query' is longer than {} characters",
+                        search::MAX_QUERY_CHARS
+                    ),
                 ));
             }
-            let limit =
-                corpus_api::int_param(args, "limit", search::DEFAULT_LIMIT, 1, search::MAX_LIMIT)?;
+            let limit = integer(
+                args,
+                "limit",
+                search::DEFAULT_LIMIT as i64,
+                (1, search::MAX_LIMIT as i64),
+                Refusal::BadRequest,
+            )? as usize;
             let hits = search::search(&query, limit);
             Ok((
                 json!({ "query": query, "hits": hits, "notice": crate::corpus::compile::NOTICE }),
@@ -391,13 +400,15 @@ fn run(name: &str, args: &Map<String, Value>) -> Result<(Value, Option<String>),
             };
             let limit = match args.get("limit") {
                 None | Some(Value::Null) => None,
-                Some(v) => Some(
-                    v.as_number()
-                        .and_then(crate::context::integral)
-                        .ok_or_else(|| {
-                            ApiError::bad_param("limit", "'limit' must be an integer from 1 to 8")
-                        })?,
-                ),
+                Some(v) => Some(v.as_number().and_then(integral).ok_or_else(|| {
+                    ApiError::bad_param(
+                        "limit",
+                        format!(
+                            "'limit' must be an integer from 1 to {}",
+                            context::MAX_LIMIT
+                        ),
+                    )
+                })?),
             };
             let verified = match args.get("verified") {
                 None | Some(Value::Null) => None,

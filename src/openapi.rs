@@ -1,11 +1,54 @@
 //! The OpenAPI 3.1 description of the service, served at `GET /api/v1/openapi`.
 //!
-//! It is written by hand next to the routes it describes; the integration tests check that it
-//! lists every route the router resolves, and `make test` validates it with an OpenAPI 3.1
-//! validator when one is installed.
+//! Its paths come from the endpoint table (`routes::ENDPOINTS`): each row gives the path, the
+//! method, the `operationId`, the tag, the summary and the security. What an operation takes
+//! and answers comes from [`operation`], one exhaustive match, so an operation that is not
+//! documented does not compile. Every limit in a schema is the constant the code enforces.
 
-use crate::app::API_VERSION;
-use serde_json::{json, Value};
+use crate::context;
+use crate::corpus::compiled::SYSTEMS;
+use crate::input::{MAX_OFFSET, MAX_PAGE};
+use crate::mcp;
+use crate::routes::{
+    Access, ContextOp, CorpusOp, McpOp, Op, ServiceOp, TemplateOp, WebhookOp, API_VERSION,
+    ENDPOINTS,
+};
+use crate::search;
+use crate::templates as tpl;
+use crate::webhooks::{self as wh, publish::MAX_DATA_STRING_CHARS};
+use serde_json::{json, Map, Value};
+
+/// The OpenAPI document.
+pub fn document() -> Value {
+    let mut paths = Map::new();
+    for e in ENDPOINTS {
+        let mut op = json!({ "operationId": e.op.id(), "tags": [e.tag], "summary": e.summary });
+        if let Access::Key(_) = e.access {
+            op["security"] = json!([ { "bearerAuth": [] }, { "apiKeyHeader": [] } ]);
+        }
+        if let Value::Object(parts) = operation(e.op) {
+            for (name, value) in parts {
+                op[name] = value;
+            }
+        }
+        let item = paths.entry(e.path).or_insert_with(|| json!({}));
+        item[e.method.as_str().to_ascii_lowercase()] = op;
+    }
+    json!({
+        "openapi": "3.1.0",
+        "info": {
+            "title": "radref",
+            "version": API_VERSION,
+            "summary": "Open reference of radiology classification systems, with report templates and webhooks.",
+            "description": "Radiology classification systems paraphrased from and cited to their primary sources; every clinical line carries a citation, a locator, a consensus indication and a draft/verified status. Reference material only: not a medical device, no substitute for clinical judgment; the reporting radiologist remains responsible. Corpus errors are {\"error\": string}. Corpus routes are rate-limited per client IP; counts are kept per worker isolate (per location), not globally.",
+            "license": { "name": "Content: paraphrased, cited reference material" }
+        },
+        "servers": [ { "url": "/" } ],
+        "tags": [ { "name": "corpus", "description": "Open, read-only, CORS *" }, { "name": "templates", "description": "Per-user report templates; bearer key with the templates scope" }, { "name": "webhooks", "description": "Signed event deliveries to subscriber URLs, with retries; bearer key with the webhooks scope (publishing: events:publish)" }, { "name": "service" } ],
+        "paths": paths,
+        "components": components(),
+    })
+}
 
 fn error_response(description: &str) -> Value {
     json!({
@@ -31,23 +74,6 @@ fn ok(description: &str, schema: Value) -> Value {
         "description": description,
         "headers": headers,
         "content": { "application/json": { "schema": schema } }
-    })
-}
-
-fn corpus_get(op: &str, summary: &str, params: Value, body: Value) -> Value {
-    json!({
-        "get": {
-            "operationId": op,
-            "summary": summary,
-            "tags": ["corpus"],
-            "parameters": params,
-            "responses": {
-                "200": body,
-                "304": { "$ref": "#/components/responses/NotModified" },
-                "400": error_response("Invalid parameter; the message names it and the allowed values."),
-                "429": { "$ref": "#/components/responses/RateLimited" }
-            }
-        }
     })
 }
 
@@ -77,7 +103,7 @@ fn or_empty(mut schema: Value) -> Value {
 }
 
 /// A `limit` query parameter: an integer in range, or empty (meaning the default).
-fn limit_schema(max: u32, default: u32) -> Value {
+fn limit_schema(max: usize, default: usize) -> Value {
     json!({
         "anyOf": [
             { "type": "integer", "minimum": 1, "maximum": max },
@@ -99,7 +125,7 @@ fn template_responses(status: &str, body: Value, extra: &[&str]) -> Value {
                 let text = match *code {
                     "404" => "not_found: no such template (or no template answers to the command).",
                     "409" => "conflict: a voice command or alias is already one of the caller's (details.field = voice_command, details.existing_template_id).",
-                    "413" => "payload_too_large: body over 2097152 bytes.",
+                    "413" => "payload_too_large: body over the cap (templates::MAX_BODY_BYTES).",
                     _ => "validation_error: details.field names the offending field or parameter.",
                 };
                 (*code, text)
@@ -140,8 +166,8 @@ fn webhook_responses(status: &str, body: Value, extra: &[&str]) -> Value {
         .map(|code| {
             let text = match *code {
                 "404" => "not_found: no such webhook (or no delivery of that event to it).",
-                "409" => "conflict: the webhook is inactive (reactivate it with PATCH active=true), a delivery of the event is still in progress, the user already holds 50 webhooks, or (publishing) the Idempotency-Key was used for a different event.",
-                "413" => "payload_too_large: body over 65536 bytes.",
+                "409" => "conflict: the webhook is inactive (reactivate it with PATCH active=true), a delivery of the event is still in progress, the user already holds the most webhooks allowed, or (publishing) the Idempotency-Key was used for a different event.",
+                "413" => "payload_too_large: body over the cap (details.limit_bytes).",
                 "503" => "unavailable: storage or the deliveries queue failed (nothing was published or changed; retry), or the deployment has no WEBHOOK_SECRET_KEY.",
                 _ => "validation_error: details.field names the offending field or parameter (url, events, secret, active, type, data.<field>, limit, offset).",
             };
@@ -175,106 +201,16 @@ fn page_of(schema: &str) -> Value {
 /// (The service also refuses local names such as `.local`; see `webhooks::check_url`.)
 const URL_PATTERN: &str = "^https://[a-z0-9]([a-z0-9-]{0,20}[a-z0-9])?(\\.[a-z0-9]([a-z0-9-]{0,20}[a-z0-9])?)*\\.(com|org|net|io|dev|example)(:[1-9][0-9]{0,3})?(/[A-Za-z0-9._~-]{0,40}){0,4}$";
 
-/// The paths of the webhook routes.
-fn webhook_paths() -> Value {
-    let security = json!([ { "bearerAuth": [] }, { "apiKeyHeader": [] } ]);
-    let id = json!({ "name": "id", "in": "path", "required": true, "schema": { "type": "string", "pattern": "^wh_[0-9a-f]{24}$" }, "description": "The webhook id (wh_ and 24 hex digits)." });
-    let paging = json!([
-        { "name": "limit", "in": "query", "required": false, "description": "Page size, 1 to 100.", "schema": { "anyOf": [ { "type": "integer", "minimum": 1, "maximum": 100 }, { "type": "string", "maxLength": 0 } ], "default": 20 } },
-        { "name": "offset", "in": "query", "required": false, "description": "Items to skip.", "schema": { "anyOf": [ { "type": "integer", "minimum": 0, "maximum": 1000000 }, { "type": "string", "maxLength": 0 } ], "default": 0 } }
-    ]);
-    let mut deliveries_params = paging.clone();
-    deliveries_params.as_array_mut().unwrap().push(json!({ "name": "event_id", "in": "query", "required": false, "description": "Only the attempts of this event.", "schema": { "type": "string" } }));
-    json!({
-        "/api/v1/webhooks": {
-            "get": {
-                "operationId": "listWebhooks", "tags": ["webhooks"], "summary": "The caller's webhook subscriptions, newest first",
-                "security": security, "parameters": paging,
-                "responses": webhook_responses("200", page_of("Webhook"), &["422", "503"])
-            },
-            "post": {
-                "operationId": "createWebhook", "tags": ["webhooks"],
-                "summary": "Subscribe a URL to event types (201; the secret is stored sealed and never returned)",
-                "security": security,
-                "requestBody": { "required": true, "content": { "application/json": { "schema": { "$ref": "#/components/schemas/WebhookCreate" },
-                    "example": { "url": "https://hooks.example.org/radref", "events": ["report.finalized", "critical_finding.detected"], "secret": "a-long-random-secret-of-yours" } } } },
-                "responses": webhook_responses("201", data_of("Webhook"), &["409", "413", "422", "503"])
-            }
-        },
-        "/api/v1/webhooks/{id}": {
-            "parameters": [ id.clone() ],
-            "get": { "operationId": "getWebhook", "tags": ["webhooks"], "summary": "One of the caller's webhooks", "security": security,
-                "responses": webhook_responses("200", data_of("Webhook"), &["404", "503"]) },
-            "patch": { "operationId": "updateWebhook", "tags": ["webhooks"],
-                "summary": "Change url, events, secret or active; active=true reactivates an inactive webhook, active=false pauses it and cancels its pending deliveries",
-                "security": security,
-                "requestBody": { "required": true, "content": { "application/json": { "schema": { "$ref": "#/components/schemas/WebhookUpdate" } } } },
-                "responses": webhook_responses("200", data_of("Webhook"), &["404", "413", "422", "503"]) },
-            "delete": { "operationId": "deleteWebhook", "tags": ["webhooks"], "summary": "Delete a webhook, its pending deliveries and its attempt log", "security": security,
-                "responses": webhook_responses("204", Value::Null, &["404", "503"]) }
-        },
-        "/api/v1/webhooks/{id}/test": {
-            "parameters": [ id.clone() ],
-            "post": { "operationId": "testWebhook", "tags": ["webhooks"],
-                "summary": "Send a signed test event of a chosen type (default report.finalized) to this webhook only, through the same queue and retries",
-                "security": security,
-                "requestBody": { "required": false, "content": { "application/json": { "schema": {
-                    "type": "object", "additionalProperties": false,
-                    "properties": { "type": { "anyOf": [ { "$ref": "#/components/schemas/EventType" }, { "type": "null" } ],
-                        "description": "The event type to send; absent or null: report.finalized." } } } } } },
-                "responses": webhook_responses("202", {
-                    let mut body = data_of("WebhookEvent");
-                    body["properties"]["meta"] = json!({ "type": "object", "properties": { "webhook_id": { "type": "string" }, "deliveries": { "type": "integer" } } });
-                    body
-                }, &["404", "409", "413", "422", "503"]) }
-        },
-        "/api/v1/webhooks/{id}/deliveries": {
-            "parameters": [ id.clone() ],
-            "get": { "operationId": "listWebhookDeliveries", "tags": ["webhooks"],
-                "summary": "The attempt log of this webhook, newest first: event, attempt number, outcome, status code, duration, error, next attempt time",
-                "security": security, "parameters": deliveries_params,
-                "responses": webhook_responses("200", page_of("DeliveryAttempt"), &["404", "422", "503"]) }
-        },
-        "/api/v1/webhooks/{id}/deliveries/{event_id}/redeliver": {
-            "parameters": [ id, { "name": "event_id", "in": "path", "required": true, "schema": { "type": "string", "pattern": "^evt_[0-9a-f]{32}$" }, "description": "An event this webhook was sent (evt_ and 32 hex digits)." } ],
-            "post": { "operationId": "redeliverWebhookEvent", "tags": ["webhooks"],
-                "summary": "Send an event to this webhook again: the same body and webhook-id, a fresh run of up to five attempts",
-                "security": security,
-                "responses": webhook_responses("202", json!({ "type": "object", "required": ["data"], "properties": { "data": { "type": "object", "required": ["webhook_id", "event_id", "state"],
-                    "properties": { "webhook_id": { "type": "string" }, "event_id": { "type": "string" }, "state": { "const": "pending" } } } } }), &["404", "409", "503"]) }
-        },
-        "/api/v1/events": {
-            "post": { "operationId": "publishEvent", "tags": ["webhooks"],
-                "summary": "Publish an event (key with the events:publish scope): one delivery to each of the publisher's active webhooks subscribed to its type",
-                "description": "With an Idempotency-Key header, a repeated request returns the event the key first published (202, Idempotent-Replayed: true) instead of publishing again; the same key with a different type or data is 409.",
-                "security": security,
-                "parameters": [ { "name": "Idempotency-Key", "in": "header", "required": false,
-                    "description": "1 to 255 visible ASCII characters, unique per publishing user; makes retries of this call safe.",
-                    "schema": { "type": "string", "minLength": 1, "maxLength": 255, "pattern": "^[!-~]+$" } } ],
-                "requestBody": { "required": true, "content": { "application/json": { "schema": { "$ref": "#/components/schemas/EventPublish" },
-                    "example": { "type": "report.finalized", "data": { "report_id": "rep_123", "exam_type": "CT chest", "status": "final", "has_critical_finding": false } } } } },
-                "responses": webhook_responses("202", {
-                    let mut body = data_of("WebhookEvent");
-                    body["required"] = json!(["data", "meta"]);
-                    body["properties"]["meta"] = json!({ "type": "object", "required": ["deliveries"], "properties": {
-                        "deliveries": { "type": "integer", "description": "Deliveries queued (0 when no active webhook of the publisher takes the type)." },
-                        "replayed": { "type": "boolean", "description": "Present and true when an earlier request with the same Idempotency-Key published this event." } } });
-                    body
-                }, &["409", "413", "422", "503"]) }
-        }
-    })
-}
-
 /// The schemas of the webhook routes.
 fn webhook_schemas() -> Value {
     let events = json!({ "type": "array", "minItems": 1, "items": { "$ref": "#/components/schemas/EventType" },
         "description": "At least one event type; a repeated type counts once." });
-    let secret = json!({ "type": "string", "minLength": 16, "maxLength": 256, "description": "Signing secret chosen by the subscriber (16 to 256 characters). Never returned." });
-    let url = json!({ "type": "string", "maxLength": 2048, "pattern": URL_PATTERN,
+    let secret = json!({ "type": "string", "minLength": wh::MIN_SECRET_CHARS, "maxLength": wh::MAX_SECRET_CHARS, "description": format!("Signing secret chosen by the subscriber ({} to {} characters). Never returned.", wh::MIN_SECRET_CHARS, wh::MAX_SECRET_CHARS) });
+    let url = json!({ "type": "string", "maxLength": wh::MAX_URL_CHARS, "pattern": URL_PATTERN,
         "description": "https only; no credentials; no private, loopback, link-local or metadata address literal and no local name (localhost, .local, .internal). Deployments for local testing may allow http to a loopback address (ALLOW_HTTP_LOOPBACK)." });
-    let text = json!({ "type": "string", "minLength": 1, "maxLength": 200, "pattern": "\\S" });
+    let text = json!({ "type": "string", "minLength": 1, "maxLength": MAX_DATA_STRING_CHARS, "pattern": "\\S" });
     json!({
-        "EventType": { "type": "string", "enum": crate::webhooks::EVENT_TYPES },
+        "EventType": { "type": "string", "enum": wh::EVENT_TYPES },
         "Webhook": {
             "type": "object",
             "required": ["id", "url", "events", "active", "deactivated_at", "deactivated_reason", "created_at", "updated_at"],
@@ -316,7 +252,7 @@ fn webhook_schemas() -> Value {
             "required": ["delivery_id", "event_id", "type", "attempt", "outcome", "status_code", "duration_ms", "error", "attempted_at", "next_attempt_at"],
             "properties": {
                 "delivery_id": { "type": "string" }, "event_id": { "type": "string" }, "type": { "$ref": "#/components/schemas/EventType" },
-                "attempt": { "type": "integer", "minimum": 1, "maximum": 5 },
+                "attempt": { "type": "integer", "minimum": 1, "maximum": wh::MAX_ATTEMPTS },
                 "outcome": { "enum": ["succeeded", "failed"] },
                 "status_code": { "type": ["integer", "null"], "description": "The subscriber's status; null when there was none (timeout, network error, reset)." },
                 "duration_ms": { "type": "integer" },
@@ -344,29 +280,401 @@ fn context_responses(post: bool) -> Value {
         "429": { "$ref": "#/components/responses/RateLimited" }
     });
     if post {
-        responses["413"] = error_response("Body larger than 131072 bytes.");
+        responses["413"] = error_response(&format!(
+            "Body larger than {} bytes.",
+            context::MAX_BODY_BYTES
+        ));
     } else {
         responses["414"] = json!({ "description": "The URL is longer than the runtime accepts; send the text with POST." });
     }
     responses
 }
 
-/// The OpenAPI document.
-pub fn document() -> Value {
-    let mut doc = base_document();
-    if let (Some(paths), Value::Object(more)) = (doc["paths"].as_object_mut(), webhook_paths()) {
-        paths.extend(more);
-    }
-    if let (Some(schemas), Value::Object(more)) = (
-        doc["components"]["schemas"].as_object_mut(),
-        webhook_schemas(),
-    ) {
-        schemas.extend(more);
-    }
-    doc
+/// A query parameter; an optional one also admits the empty string (see [`or_empty`]).
+fn q(name: &str, description: &str, schema: Value, required: bool) -> Value {
+    json!({ "name": name, "in": "query", "required": required, "description": description,
+        "schema": if required { schema } else { or_empty(schema) } })
 }
 
-fn base_document() -> Value {
+/// A path parameter.
+fn path(name: &str, description: &str, schema: Value) -> Value {
+    json!({ "name": name, "in": "path", "required": true, "description": description, "schema": schema })
+}
+
+/// The parts of a corpus `GET`: its parameters and its responses (200, 304, 400, 429).
+fn corpus_get(params: Value, body: Value) -> Value {
+    json!({
+        "parameters": params,
+        "responses": {
+            "200": body,
+            "304": { "$ref": "#/components/responses/NotModified" },
+            "400": error_response("Invalid parameter; the message names it and the allowed values."),
+            "429": { "$ref": "#/components/responses/RateLimited" }
+        }
+    })
+}
+
+/// A prebuilt text document: 200 with its media type, 304, 429.
+fn text_get(media_type: &str, description: &str) -> Value {
+    json!({ "responses": {
+        "200": { "description": description, "content": { media_type: { "schema": { "type": "string" } } } },
+        "304": { "$ref": "#/components/responses/NotModified" },
+        "429": { "$ref": "#/components/responses/RateLimited" } } })
+}
+
+fn slugs() -> Vec<&'static str> {
+    SYSTEMS.iter().map(|s| s.slug).collect()
+}
+
+fn organs() -> Vec<&'static str> {
+    let mut organs: Vec<&str> = SYSTEMS
+        .iter()
+        .flat_map(|s| s.organs.iter().copied())
+        .collect();
+    organs.sort();
+    organs.dedup();
+    organs
+}
+
+fn paging_params(default_limit: i64) -> Vec<Value> {
+    vec![
+        q(
+            "limit",
+            &format!("Page size, 1 to {MAX_PAGE}."),
+            json!({ "anyOf": [ { "type": "integer", "minimum": 1, "maximum": MAX_PAGE }, { "type": "string", "maxLength": 0 } ], "default": default_limit }),
+            false,
+        ),
+        q(
+            "offset",
+            "Items to skip.",
+            json!({ "anyOf": [ { "type": "integer", "minimum": 0, "maximum": MAX_OFFSET }, { "type": "string", "maxLength": 0 } ], "default": 0 }),
+            false,
+        ),
+    ]
+}
+
+fn template_id() -> Value {
+    path(
+        "id",
+        "The template id (tpl_...).",
+        json!({ "type": "string" }),
+    )
+}
+
+fn webhook_id() -> Value {
+    path(
+        "id",
+        "The webhook id (wh_ and 24 hex digits).",
+        json!({ "type": "string", "pattern": "^wh_[0-9a-f]{24}$" }),
+    )
+}
+
+fn json_body(schema: Value, example: Option<Value>) -> Value {
+    let mut media = json!({ "schema": schema });
+    if let Some(example) = example {
+        media["example"] = example;
+    }
+    json!({ "required": true, "content": { "application/json": media } })
+}
+
+/// What an operation takes and answers: its parameters, request body and responses (and a
+/// description where the summary is not enough). The match is exhaustive: a new operation
+/// does not compile until it is documented here.
+fn operation(op: Op) -> Value {
+    match op {
+        Op::Service(op) => service_operation(op),
+        Op::Corpus(op) => corpus_operation(op),
+        Op::Context(op) => context_operation(op),
+        Op::Mcp(McpOp::PostMcp) => mcp_operation(),
+        Op::Templates(op) => template_operation(op),
+        Op::Webhooks(op) => webhook_operation(op),
+    }
+}
+
+fn service_operation(op: ServiceOp) -> Value {
+    match op {
+        ServiceOp::GetHealth => {
+            json!({ "responses": { "200": { "description": "The service is up.", "content": { "application/json": { "schema": {
+            "type": "object", "required": ["status", "version", "corpus"],
+            "properties": { "status": { "const": "ok" }, "service": { "type": "string" }, "version": { "type": "string" },
+                "api_version": { "type": "string" }, "environment": { "type": "string" },
+                "corpus": { "type": "object", "required": ["hash"], "properties": { "hash": { "type": "string", "pattern": "^[0-9a-f]{64}$" }, "systems": { "type": "integer" }, "clinical_lines": { "type": "integer" } } } }
+        } } } } } })
+        }
+        ServiceOp::GetOpenApi => json!({ "responses": {
+            "200": { "description": "OpenAPI 3.1 document.", "content": { "application/json": { "schema": { "type": "object" } } } },
+            "304": { "$ref": "#/components/responses/NotModified" },
+            "429": { "$ref": "#/components/responses/RateLimited" } } }),
+        ServiceOp::GetLlmsTxt => text_get("text/plain", "Markdown text."),
+    }
+}
+
+fn corpus_operation(op: CorpusOp) -> Value {
+    // Every accepted spelling, and the empty value a form sends for "any".
+    let modalities: Vec<&str> = crate::filter::MODALITY_SPELLINGS
+        .iter()
+        .map(|(spelling, _)| *spelling)
+        .chain([""])
+        .collect();
+    let max_q = search::MAX_QUERY_CHARS;
+    match op {
+        CorpusOp::ListOrgans => corpus_get(json!([]),
+            ok("Organs.", json!({ "type": "object", "required": ["data", "meta"], "properties": {
+                "data": { "type": "array", "items": { "type": "object", "required": ["organ", "systems", "by_family"],
+                    "properties": { "organ": { "type": "string" }, "systems": { "type": "integer" }, "by_family": { "type": "object", "additionalProperties": { "type": "integer" } }, "links": { "type": "object" } } } },
+                "meta": { "type": "object" } } }))),
+        CorpusOp::ListSystems => corpus_get(json!([
+            q("organ", "Filter by organ (case-insensitive).", json!({ "type": "string" }), false),
+            q("modality", "CT, MRI, US, Mammography, PET/CT or XR, or one of the listed aliases (case-insensitive).", json!({ "type": "string", "enum": modalities }), false),
+            q("family", "Filter by family (case-insensitive; empty means no filter).", json!({ "type": "string", "enum": ["lexicon", "algorithm", "incidental", "appropriateness", ""] }), false),
+            q("status", "Filter by status (case-insensitive; empty means no filter).", json!({ "type": "string", "enum": ["current", "retired", "draft", ""] }), false),
+            q("q", "Full-text query; results are then ordered by relevance.", json!({ "type": "string", "maxLength": max_q }), false)
+        ]), ok("Matching systems; by slug without q.", json!({ "type": "object", "required": ["data", "meta", "notice"], "properties": {
+            "data": { "type": "array", "items": { "$ref": "#/components/schemas/SystemSummary" } },
+            "meta": { "type": "object", "required": ["total"], "properties": { "total": { "type": "integer" }, "filters": { "type": "object" } } },
+            "notice": { "type": "string" } } }))),
+        CorpusOp::GetSystem => json!({
+            "parameters": [ { "name": "id", "in": "path", "required": true, "description": "The system's stable slug.", "schema": { "type": "string" }, "example": "fleischner-2017" } ],
+            "responses": {
+                "200": ok("The system.", json!({ "$ref": "#/components/schemas/SystemDetail" })),
+                "304": { "$ref": "#/components/responses/NotModified" },
+                "404": error_response("Unknown slug; the message suggests the closest slugs."),
+                "429": { "$ref": "#/components/responses/RateLimited" }
+            }
+        }),
+        CorpusOp::SearchCorpus => corpus_get(json!([
+            q("q", "The query; must contain a non-space character.", json!({ "type": "string", "minLength": 1, "maxLength": max_q, "pattern": "\\S" }), true),
+            q("limit", &format!("Maximum hits, 1 to {}.", search::MAX_LIMIT), limit_schema(search::MAX_LIMIT, search::DEFAULT_LIMIT), false)
+        ]), ok("Hits, best first.", json!({ "type": "object", "required": ["query", "data", "meta"], "properties": {
+            "query": { "type": "string" },
+            "data": { "type": "array", "items": { "$ref": "#/components/schemas/SearchHit" } },
+            "meta": { "type": "object" }, "notice": { "type": "string" } } }))),
+        CorpusOp::ListChanges => corpus_get(json!([
+            q("since", "Only events on or after this date (YYYY, YYYY-MM or YYYY-MM-DD).", json!({ "type": "string", "pattern": "^([0-9]{4}(-(0[1-9]|1[0-2])(-(0[1-9]|[12][0-9]|3[01]))?)?)?$" }), false),
+            q("limit", &format!("Maximum events, 1 to {}.", crate::corpus::compiled::CHANGES_MAX_LIMIT), limit_schema(crate::corpus::compiled::CHANGES_MAX_LIMIT, crate::corpus::compiled::CHANGES_DEFAULT_LIMIT), false)
+        ]), ok("Events.", json!({ "type": "object", "required": ["data", "meta"], "properties": {
+            "data": { "type": "array", "items": { "$ref": "#/components/schemas/Event" } },
+            "meta": { "type": "object", "properties": { "total": { "type": "integer" }, "limit": { "type": "integer" }, "since": { "type": ["string", "null"] } } } } }))),
+        CorpusOp::GetChangesRss => text_get("application/rss+xml", "RSS 2.0 feed."),
+        CorpusOp::GetCoverage => corpus_get(json!([]),
+            ok("Coverage report.", json!({ "type": "object", "required": ["totals", "covered", "not_covered"], "properties": {
+                "notice": { "type": "string" }, "totals": { "type": "object" },
+                "by_family": { "type": "array", "items": { "type": "object" } },
+                "by_organ": { "type": "array", "items": { "type": "object" } },
+                "covered": { "type": "array", "items": { "type": "object", "required": ["slug", "counts", "gaps"] } },
+                "not_covered": { "type": "array", "items": { "type": "object", "required": ["name", "reason"] } } } }))),
+    }
+}
+
+fn context_operation(op: ContextOp) -> Value {
+    let slugs = slugs();
+    let organs = organs();
+    match op {
+        ContextOp::GetGroundedContext => json!({
+            "description": "The most relevant systems for a finding, with their cited criteria, outcomes, management and risk, as JSON or as a markdown block for an AI assistant. Give q, systems, or both; with neither, nothing is grounded (an empty systems list and a note). With verified=true (default) only current systems and verified lines are included, and each system says how many draft lines were withheld.",
+            "parameters": [
+                q("q", &format!("Finding text or query to ground against (up to {} characters; POST takes longer text).", context::MAX_QUERY_CHARS), json!({ "type": "string", "maxLength": context::MAX_QUERY_CHARS }), false),
+                { "name": "systems", "in": "query", "required": false, "style": "form", "explode": false,
+                  "description": "Comma-separated system slugs to include whatever their rank.",
+                  "schema": { "type": "array", "items": { "type": "string", "enum": slugs } } },
+                q("organ", "Restrict to systems of this organ.", json!({ "type": "string", "enum": organs }), false),
+                q("limit", &format!("Maximum number of ranked systems, 1 to {}.", context::MAX_LIMIT), limit_schema(context::MAX_LIMIT, context::DEFAULT_LIMIT), false),
+                q("format", "json (default) or markdown (md).", json!({ "type": "string", "enum": ["json", "markdown", "md"], "default": "json" }), false),
+                q("verified", "Only current systems and verified lines (default); false includes drafts, flagged, for curation or research.", json!({ "type": "boolean", "default": true }), false)
+            ],
+            "responses": context_responses(false)
+        }),
+        ContextOp::PostGroundedContext => {
+            // A known organ, or none: empty and null both mean no organ filter.
+            let organ_or_none: Vec<Value> = organs
+                .iter()
+                .map(|o| json!(o))
+                .chain([json!(""), Value::Null])
+                .collect();
+            json!({
+                "requestBody": json_body(json!({
+                    "type": "object", "additionalProperties": false,
+                    "description": "Every field is optional; null means the same as leaving it out. Give text, systems, or both; with neither, nothing is grounded.",
+                    "properties": {
+                        "text": { "type": ["string", "null"], "maxLength": context::MAX_TEXT_CHARS },
+                        "systems": { "type": ["array", "null"], "items": { "type": "string", "enum": slugs } },
+                        "organ": { "enum": organ_or_none },
+                        "limit": { "type": ["integer", "null"], "minimum": 1, "maximum": context::MAX_LIMIT, "default": context::DEFAULT_LIMIT },
+                        "format": { "enum": ["json", "markdown", "md", "", null], "description": "json (default; also empty) or markdown (md)." },
+                        "verified": { "type": ["boolean", "null"], "default": true }
+                    }
+                }), Some(json!({ "text": "Incidental 8 mm solid pulmonary nodule on CT in a 60-year-old smoker", "limit": 3 }))),
+                "responses": context_responses(true)
+            })
+        }
+    }
+}
+
+fn mcp_operation() -> Value {
+    json!({
+        "description": format!("Model Context Protocol server with the read-only tools radref_search, radref_get_system, radref_ground, radref_list_systems and radref_coverage. Stateless: every request gets one JSON response; notifications get 202. Protocol versions: {}. GET /mcp answers 405 (no server-initiated stream).", mcp::PROTOCOL_VERSIONS.join(", ")),
+        "requestBody": json_body(json!({
+            "oneOf": [
+                { "$ref": "#/components/schemas/JsonRpcMessage" },
+                { "type": "array", "minItems": 1, "items": { "$ref": "#/components/schemas/JsonRpcMessage" } }
+            ]
+        }), Some(json!({ "jsonrpc": "2.0", "id": 1, "method": "tools/list" }))),
+        "responses": {
+            "200": { "description": "JSON-RPC response (or array of responses for a batch).", "headers": rate_headers(),
+                "content": { "application/json": { "schema": { "oneOf": [ { "type": "object" }, { "type": "array", "items": { "type": "object" } } ] } } } },
+            "202": { "description": "Only notifications or responses were sent: accepted, no body." },
+            "400": { "description": "Malformed JSON or JSON-RPC message, or unsupported MCP-Protocol-Version.", "content": { "application/json": { "schema": { "type": "object", "required": ["jsonrpc", "error"] } } } },
+            "413": { "description": format!("Message larger than {} bytes.", mcp::MAX_BODY_BYTES), "content": { "application/json": { "schema": { "type": "object" } } } },
+            "415": { "description": "Content-Type is not application/json.", "content": { "application/json": { "schema": { "type": "object" } } } },
+            "429": { "$ref": "#/components/responses/RateLimited" }
+        }
+    })
+}
+
+fn template_operation(op: TemplateOp) -> Value {
+    match op {
+        TemplateOp::ListTemplates => {
+            let mut params = paging_params(50);
+            params.extend([
+                q(
+                    "exam_type",
+                    "Filter (case-insensitive).",
+                    json!({ "type": "string" }),
+                    false,
+                ),
+                q(
+                    "modality",
+                    "Filter by DICOM modality (case-insensitive).",
+                    json!({ "type": "string" }),
+                    false,
+                ),
+                q(
+                    "category",
+                    "Filter (case-insensitive).",
+                    json!({ "type": "string" }),
+                    false,
+                ),
+                q(
+                    "tags",
+                    &format!(
+                        "Comma-separated tags, at most {}; all must match (case-insensitive).",
+                        tpl::MAX_FILTER_TAGS
+                    ),
+                    json!({ "type": "string" }),
+                    false,
+                ),
+                q(
+                    "search",
+                    "Case-insensitive substring of name or content_text.",
+                    json!({ "type": "string" }),
+                    false,
+                ),
+                q(
+                    "favorites_only",
+                    "Only favourites.",
+                    json!({ "type": "boolean", "default": false }),
+                    false,
+                ),
+                q(
+                    "sort",
+                    "Sort key.",
+                    json!({ "type": "string", "enum": tpl::SORTS, "default": "usage_count" }),
+                    false,
+                ),
+                q(
+                    "order",
+                    "Sort order.",
+                    json!({ "type": "string", "enum": ["asc", "desc"], "default": "desc" }),
+                    false,
+                ),
+                q(
+                    "scope",
+                    "mine (default): the caller's templates; public: every public template.",
+                    json!({ "type": "string", "enum": ["mine", "public"], "default": "mine" }),
+                    false,
+                ),
+            ]);
+            json!({ "parameters": params, "responses": template_responses("200", page_of("Template"), &["422"]) })
+        }
+        TemplateOp::CreateTemplate => json!({
+            "requestBody": json_body(json!({ "$ref": "#/components/schemas/TemplateCreate" }),
+                Some(json!({ "name": "CT chest routine", "content": "<h2>FINDINGS</h2><p>Lungs: clear.</p>", "modality": "CT", "tags": ["chest"], "voice_command": "normal chest" }))),
+            "responses": template_responses("201", data_of("Template"), &["409", "413", "422"])
+        }),
+        TemplateOp::ResolveVoiceCommand => json!({
+            "parameters": [ q("command", "The spoken phrase.", json!({ "type": "string", "minLength": 1, "pattern": VOICE_PATTERN }), true) ],
+            "responses": template_responses("200", data_of("Template"), &["404", "422"])
+        }),
+        TemplateOp::GetTemplate => json!({ "parameters": [ template_id() ],
+            "responses": template_responses("200", data_of("Template"), &["404"]) }),
+        TemplateOp::UpdateTemplate => json!({ "parameters": [ template_id() ],
+            "requestBody": json_body(json!({ "$ref": "#/components/schemas/TemplateUpdate" }), None),
+            "responses": template_responses("200", data_of("Template"), &["404", "409", "413", "422"]) }),
+        TemplateOp::DeleteTemplate => json!({ "parameters": [ template_id() ],
+            "responses": template_responses("204", Value::Null, &["404"]) }),
+        TemplateOp::UseTemplate => json!({ "parameters": [ template_id() ],
+            "responses": template_responses("200", data_of("Template"), &["404"]) }),
+    }
+}
+
+fn webhook_operation(op: WebhookOp) -> Value {
+    match op {
+        WebhookOp::ListWebhooks => json!({ "parameters": paging_params(20),
+            "responses": webhook_responses("200", page_of("Webhook"), &["422", "503"]) }),
+        WebhookOp::CreateWebhook => json!({
+            "requestBody": json_body(json!({ "$ref": "#/components/schemas/WebhookCreate" }),
+                Some(json!({ "url": "https://hooks.example.org/radref", "events": ["report.finalized", "critical_finding.detected"], "secret": "a-long-random-secret-of-yours" }))),
+            "responses": webhook_responses("201", data_of("Webhook"), &["409", "413", "422", "503"]) }),
+        WebhookOp::GetWebhook => json!({ "parameters": [ webhook_id() ],
+            "responses": webhook_responses("200", data_of("Webhook"), &["404", "503"]) }),
+        WebhookOp::UpdateWebhook => json!({ "parameters": [ webhook_id() ],
+            "requestBody": json_body(json!({ "$ref": "#/components/schemas/WebhookUpdate" }), None),
+            "responses": webhook_responses("200", data_of("Webhook"), &["404", "413", "422", "503"]) }),
+        WebhookOp::DeleteWebhook => json!({ "parameters": [ webhook_id() ],
+            "responses": webhook_responses("204", Value::Null, &["404", "503"]) }),
+        WebhookOp::TestWebhook => {
+            let mut body = data_of("WebhookEvent");
+            body["properties"]["meta"] = json!({ "type": "object", "properties": { "webhook_id": { "type": "string" }, "deliveries": { "type": "integer" } } });
+            json!({ "parameters": [ webhook_id() ],
+                "requestBody": { "required": false, "content": { "application/json": { "schema": {
+                    "type": "object", "additionalProperties": false,
+                    "properties": { "type": { "anyOf": [ { "$ref": "#/components/schemas/EventType" }, { "type": "null" } ],
+                        "description": "The event type to send; absent or null: report.finalized." } } } } } },
+                "responses": webhook_responses("202", body, &["404", "409", "413", "422", "503"]) })
+        }
+        WebhookOp::ListWebhookDeliveries => {
+            let mut params = vec![webhook_id()];
+            params.extend(paging_params(20));
+            params.push(json!({ "name": "event_id", "in": "query", "required": false, "description": "Only the attempts of this event.", "schema": { "type": "string" } }));
+            json!({ "parameters": params,
+                "responses": webhook_responses("200", page_of("DeliveryAttempt"), &["404", "422", "503"]) })
+        }
+        WebhookOp::RedeliverWebhookEvent => json!({
+            "parameters": [ webhook_id(), path("event_id", "An event this webhook was sent (evt_ and 32 hex digits).", json!({ "type": "string", "pattern": "^evt_[0-9a-f]{32}$" })) ],
+            "responses": webhook_responses("202", json!({ "type": "object", "required": ["data"], "properties": { "data": { "type": "object", "required": ["webhook_id", "event_id", "state"],
+                "properties": { "webhook_id": { "type": "string" }, "event_id": { "type": "string" }, "state": { "const": "pending" } } } } }), &["404", "409", "503"]) }),
+        WebhookOp::PublishEvent => {
+            let mut body = data_of("WebhookEvent");
+            body["required"] = json!(["data", "meta"]);
+            body["properties"]["meta"] = json!({ "type": "object", "required": ["deliveries"], "properties": {
+                "deliveries": { "type": "integer", "description": "Deliveries queued (0 when no active webhook of the publisher takes the type)." },
+                "replayed": { "type": "boolean", "description": "Present and true when an earlier request with the same Idempotency-Key published this event." } } });
+            let max_key = wh::MAX_IDEMPOTENCY_KEY_CHARS;
+            json!({
+                "description": "With an Idempotency-Key header, a repeated request returns the event the key first published (202, Idempotent-Replayed: true) instead of publishing again; the same key with a different type or data is 409.",
+                "parameters": [ { "name": "Idempotency-Key", "in": "header", "required": false,
+                    "description": format!("1 to {max_key} visible ASCII characters, unique per publishing user; makes retries of this call safe."),
+                    "schema": { "type": "string", "minLength": 1, "maxLength": max_key, "pattern": "^[!-~]+$" } } ],
+                "requestBody": json_body(json!({ "$ref": "#/components/schemas/EventPublish" }),
+                    Some(json!({ "type": "report.finalized", "data": { "report_id": "rep_123", "exam_type": "CT chest", "status": "final", "has_critical_finding": false } }))),
+                "responses": webhook_responses("202", body, &["409", "413", "422", "503"])
+            })
+        }
+    }
+}
+
+/// The components: schemas, security schemes, headers and shared responses.
+fn components() -> Value {
     let line = json!({
         "type": "object",
         "description": "A clinical line: a paraphrase with its source, locator, consensus and verification.",
@@ -481,371 +789,144 @@ fn base_document() -> Value {
             "links": { "type": "object" }
         }
     });
-    // Every accepted spelling, and the empty value a form sends for "any".
-    let modalities: Vec<&str> = crate::corpus_api::MODALITY_SPELLINGS
-        .iter()
-        .map(|(spelling, _)| *spelling)
-        .chain([""])
-        .collect();
-    let slugs: Vec<&str> = crate::corpus::compiled::SYSTEMS
-        .iter()
-        .map(|s| s.slug)
-        .collect();
-    let mut organs: Vec<&str> = crate::corpus::compiled::SYSTEMS
-        .iter()
-        .flat_map(|s| s.organs.iter().copied())
-        .collect();
-    organs.sort();
-    organs.dedup();
-    // A known organ, or none: empty and null both mean no organ filter, as the service reads them.
-    let organ_or_none: Vec<Value> = organs
-        .iter()
-        .map(|o| json!(o))
-        .chain([json!(""), Value::Null])
-        .collect();
-    let label = json!({ "type": ["string", "null"], "maxLength": 64 });
-    let voice = json!({ "type": "string", "maxLength": 100, "pattern": VOICE_PATTERN });
-    let template_fields = json!({
-        "name": { "type": "string", "minLength": 1, "maxLength": 100, "pattern": "\\S" },
-        "content": { "type": "string", "minLength": 1, "maxLength": 100000, "pattern": "\\S", "description": "HTML; sanitised on write (an allowlist of formatting elements; no script, style, event handlers or links); what survives is stored." },
-        "exam_type": label, "modality": label, "category": label, "subcategory": label,
-        "tags": { "type": ["array", "null"], "maxItems": 30, "items": { "type": "string", "minLength": 1, "maxLength": 50, "pattern": "\\S" } },
-        "voice_command": { "description": "Primary dictation command, unique among the caller's commands and aliases after normalisation; null or \"\" clears it.",
-            "anyOf": [ { "type": "string", "maxLength": 100, "pattern": VOICE_PATTERN }, { "const": "" }, { "type": "null" } ] },
-        "voice_aliases": { "type": ["array", "null"], "maxItems": 20, "items": voice },
-        "is_favorite": { "type": "boolean" }, "is_public": { "type": "boolean" }
-    });
-    let q = |name: &str, description: &str, schema: Value, required: bool| json!({ "name": name, "in": "query", "required": required, "description": description, "schema": if required { schema } else { or_empty(schema) } });
-    json!({
-        "openapi": "3.1.0",
-        "info": {
-            "title": "radref",
-            "version": API_VERSION,
-            "summary": "Open reference of radiology classification systems, with report templates and webhooks.",
-            "description": "Radiology classification systems paraphrased from and cited to their primary sources; every clinical line carries a citation, a locator, a consensus indication and a draft/verified status. Reference material only: not a medical device, no substitute for clinical judgment; the reporting radiologist remains responsible. Corpus errors are {\"error\": string}. Corpus routes are rate-limited per client IP; counts are kept per worker isolate (per location), not globally.",
-            "license": { "name": "Content: paraphrased, cited reference material" }
+    let template_fields = template_fields();
+    let mut components = json!({
+        "securitySchemes": {
+            "bearerAuth": { "type": "http", "scheme": "bearer", "description": "An API key (rr_<id>_<secret>) as a bearer token. Keys are issued by the operator, not publicly." },
+            "apiKeyHeader": { "type": "apiKey", "in": "header", "name": "X-API-Key" }
         },
-        "servers": [ { "url": "/" } ],
-        "tags": [ { "name": "corpus", "description": "Open, read-only, CORS *" }, { "name": "templates", "description": "Per-user report templates; bearer key with the templates scope" }, { "name": "webhooks", "description": "Signed event deliveries to subscriber URLs, with retries; bearer key with the webhooks scope (publishing: events:publish)" }, { "name": "service" } ],
-        "paths": {
-            "/api/v1/health": {
-                "get": {
-                    "operationId": "getHealth", "tags": ["service"],
-                    "summary": "Liveness, version and corpus build hash",
-                    "responses": { "200": { "description": "The service is up.", "content": { "application/json": { "schema": {
-                        "type": "object", "required": ["status", "version", "corpus"],
-                        "properties": { "status": { "const": "ok" }, "service": { "type": "string" }, "version": { "type": "string" },
-                            "api_version": { "type": "string" }, "environment": { "type": "string" },
-                            "corpus": { "type": "object", "required": ["hash"], "properties": { "hash": { "type": "string", "pattern": "^[0-9a-f]{64}$" }, "systems": { "type": "integer" }, "clinical_lines": { "type": "integer" } } } }
-                    } } } } }
-                }
-            },
-            "/api/v1/organs": corpus_get("listOrgans", "Organs with system counts per family", json!([]),
-                ok("Organs.", json!({ "type": "object", "required": ["data", "meta"], "properties": {
-                    "data": { "type": "array", "items": { "type": "object", "required": ["organ", "systems", "by_family"],
-                        "properties": { "organ": { "type": "string" }, "systems": { "type": "integer" }, "by_family": { "type": "object", "additionalProperties": { "type": "integer" } }, "links": { "type": "object" } } } },
-                    "meta": { "type": "object" } } }))),
-            "/api/v1/systems": corpus_get("listSystems", "List and filter systems", json!([
-                q("organ", "Filter by organ (case-insensitive).", json!({ "type": "string" }), false),
-                q("modality", "CT, MRI, US, Mammography, PET/CT or XR, or one of the listed aliases (case-insensitive).", json!({ "type": "string", "enum": modalities }), false),
-                q("family", "Filter by family (case-insensitive; empty means no filter).", json!({ "type": "string", "enum": ["lexicon", "algorithm", "incidental", "appropriateness", ""] }), false),
-                q("status", "Filter by status (case-insensitive; empty means no filter).", json!({ "type": "string", "enum": ["current", "retired", "draft", ""] }), false),
-                q("q", "Full-text query; results are then ordered by relevance.", json!({ "type": "string", "maxLength": 500 }), false)
-            ]), ok("Matching systems; by slug without q.", json!({ "type": "object", "required": ["data", "meta", "notice"], "properties": {
-                "data": { "type": "array", "items": { "$ref": "#/components/schemas/SystemSummary" } },
-                "meta": { "type": "object", "required": ["total"], "properties": { "total": { "type": "integer" }, "filters": { "type": "object" } } },
-                "notice": { "type": "string" } } }))),
-            "/api/v1/systems/{id}": {
-                "get": {
-                    "operationId": "getSystem", "tags": ["corpus"],
-                    "summary": "One system with decision units, outcomes, crossrefs, citations, currency and version lineage",
-                    "parameters": [ { "name": "id", "in": "path", "required": true, "description": "The system's stable slug.", "schema": { "type": "string" }, "example": "fleischner-2017" } ],
-                    "responses": {
-                        "200": ok("The system.", json!({ "$ref": "#/components/schemas/SystemDetail" })),
-                        "304": { "$ref": "#/components/responses/NotModified" },
-                        "404": error_response("Unknown slug; the message suggests the closest slugs."),
-                        "429": { "$ref": "#/components/responses/RateLimited" }
-                    }
-                }
-            },
-            "/api/v1/search": corpus_get("searchCorpus", "Ranked, typo-tolerant search across systems and outcomes", json!([
-                q("q", "The query; must contain a non-space character.", json!({ "type": "string", "minLength": 1, "maxLength": 500, "pattern": "\\S" }), true),
-                q("limit", "Maximum hits, 1 to 50.", limit_schema(50, 10), false)
-            ]), ok("Hits, best first.", json!({ "type": "object", "required": ["query", "data", "meta"], "properties": {
-                "query": { "type": "string" },
-                "data": { "type": "array", "items": { "$ref": "#/components/schemas/SearchHit" } },
-                "meta": { "type": "object" }, "notice": { "type": "string" } } }))),
-            "/api/v1/context": {
-                "get": {
-                    "operationId": "getGroundedContext", "tags": ["corpus"],
-                    "summary": "Grounded, cited context for a finding (key required)",
-                    "description": "The most relevant systems for a finding, with their cited criteria, outcomes, management and risk, as JSON or as a markdown block for an AI assistant. Give q, systems, or both; with neither, nothing is grounded (an empty systems list and a note). With verified=true (default) only current systems and verified lines are included, and each system says how many draft lines were withheld.",
-                    "security": [ { "bearerAuth": [] }, { "apiKeyHeader": [] } ],
-                    "parameters": [
-                        q("q", "Finding text or query to ground against (up to 1000 characters; POST takes longer text).", json!({ "type": "string", "maxLength": 1000 }), false),
-                        { "name": "systems", "in": "query", "required": false, "style": "form", "explode": false,
-                          "description": "Comma-separated system slugs to include whatever their rank.",
-                          "schema": { "type": "array", "items": { "type": "string", "enum": slugs } } },
-                        q("organ", "Restrict to systems of this organ.", json!({ "type": "string", "enum": organs }), false),
-                        q("limit", "Maximum number of ranked systems, 1 to 8.", limit_schema(8, 4), false),
-                        q("format", "json (default) or markdown (md).", json!({ "type": "string", "enum": ["json", "markdown", "md"], "default": "json" }), false),
-                        q("verified", "Only current systems and verified lines (default); false includes drafts, flagged, for curation or research.", json!({ "type": "boolean", "default": true }), false)
-                    ],
-                    "responses": context_responses(false)
-                },
-                "post": {
-                    "operationId": "postGroundedContext", "tags": ["corpus"],
-                    "summary": "Grounded context from a longer finding text (key required)",
-                    "security": [ { "bearerAuth": [] }, { "apiKeyHeader": [] } ],
-                    "requestBody": { "required": true, "content": { "application/json": { "schema": {
-                        "type": "object", "additionalProperties": false,
-                        "description": "Every field is optional; null means the same as leaving it out. Give text, systems, or both; with neither, nothing is grounded.",
+        "schemas": {
+            "ContextResponse": {
+                "type": "object",
+                "required": ["notice", "query", "finding", "systems"],
+                "properties": {
+                    "notice": { "type": "string" },
+                    "query": { "type": "object" },
+                    "finding": { "type": "object", "description": "What was read from the text: organs, modalities, sizes_mm, age_years, cues." },
+                    "note": { "type": "string", "description": "Present when nothing was asked for." },
+                    "withheld_systems": { "type": "array", "description": "With verified=true: systems that match the finding and would have been selected, left out because their entry's status is draft or retired (at most three).",
+                        "items": { "type": "object", "required": ["slug", "name", "status", "score", "reason"],
+                            "properties": { "slug": { "type": "string" }, "name": { "type": "string" }, "status": { "$ref": "#/components/schemas/Status" }, "score": { "type": "number" }, "reason": { "type": "string" } } } },
+                    "systems": { "type": "array", "items": {
+                        "type": "object",
+                        "required": ["slug", "name", "family", "status", "why", "scope", "decision_units", "outcomes", "missing_inputs", "references", "withheld_draft_lines"],
                         "properties": {
-                            "text": { "type": ["string", "null"], "maxLength": 8000 },
-                            "systems": { "type": ["array", "null"], "items": { "type": "string", "enum": slugs } },
-                            "organ": { "enum": organ_or_none },
-                            "limit": { "type": ["integer", "null"], "minimum": 1, "maximum": 8, "default": 4 },
-                            "format": { "enum": ["json", "markdown", "md", "", null], "description": "json (default; also empty) or markdown (md)." },
-                            "verified": { "type": ["boolean", "null"], "default": true }
+                            "slug": { "type": "string" }, "name": { "type": "string" },
+                            "family": { "$ref": "#/components/schemas/Family" },
+                            "status": { "$ref": "#/components/schemas/Status" },
+                            "why": { "type": "object", "required": ["score", "matched_terms", "reasons"] },
+                            "scope": { "type": "array", "items": { "$ref": "#/components/schemas/Line" } },
+                            "decision_units": { "type": "array", "items": { "type": "object" } },
+                            "outcomes": { "type": "array", "items": { "type": "object" } },
+                            "missing_inputs": { "type": "array", "items": { "type": "object", "required": ["id", "label", "type"] } },
+                            "references": { "type": "object", "additionalProperties": { "type": "string" } },
+                            "withheld_draft_lines": { "type": "integer" },
+                            "withheld_note": { "type": "string" }
                         }
-                    }, "example": { "text": "Incidental 8 mm solid pulmonary nodule on CT in a 60-year-old smoker", "limit": 3 } } } },
-                    "responses": context_responses(true)
+                    } }
                 }
             },
-            "/api/v1/changes": corpus_get("listChanges", "Version events, newest first (also RSS at /feed/changes.xml)", json!([
-                q("since", "Only events on or after this date (YYYY, YYYY-MM or YYYY-MM-DD).", json!({ "type": "string", "pattern": "^([0-9]{4}(-(0[1-9]|1[0-2])(-(0[1-9]|[12][0-9]|3[01]))?)?)?$" }), false),
-                q("limit", "Maximum events, 1 to 500.", limit_schema(500, 50), false)
-            ]), ok("Events.", json!({ "type": "object", "required": ["data", "meta"], "properties": {
-                "data": { "type": "array", "items": { "$ref": "#/components/schemas/Event" } },
-                "meta": { "type": "object", "properties": { "total": { "type": "integer" }, "limit": { "type": "integer" }, "since": { "type": ["string", "null"] } } } } }))),
-            "/api/v1/coverage": corpus_get("getCoverage", "What is covered and what is explicitly not yet covered", json!([]),
-                ok("Coverage report.", json!({ "type": "object", "required": ["totals", "covered", "not_covered"], "properties": {
-                    "notice": { "type": "string" }, "totals": { "type": "object" },
-                    "by_family": { "type": "array", "items": { "type": "object" } },
-                    "by_organ": { "type": "array", "items": { "type": "object" } },
-                    "covered": { "type": "array", "items": { "type": "object", "required": ["slug", "counts", "gaps"] } },
-                    "not_covered": { "type": "array", "items": { "type": "object", "required": ["name", "reason"] } } } }))),
-            "/api/v1/openapi": {
-                "get": { "operationId": "getOpenApi", "tags": ["service"], "summary": "This document",
-                    "responses": { "200": { "description": "OpenAPI 3.1 document.", "content": { "application/json": { "schema": { "type": "object" } } } },
-                        "304": { "$ref": "#/components/responses/NotModified" },
-                        "429": { "$ref": "#/components/responses/RateLimited" } } }
+            "Error": { "type": "object", "required": ["error"], "properties": { "error": { "type": "string" } } },
+            "DetailedError": {
+                "type": "object", "required": ["error"],
+                "properties": { "error": { "type": "object", "required": ["code", "message", "details"],
+                    "properties": {
+                        "code": { "type": "string", "enum": ["bad_request", "unauthorized", "forbidden", "not_found", "method_not_allowed", "conflict", "payload_too_large", "validation_error", "rate_limited", "internal_error", "unavailable"] },
+                        "message": { "type": "string" },
+                        "details": { "type": "object", "properties": { "field": { "type": "string" }, "existing_template_id": { "type": "string" } } }
+                    } } }
             },
-            "/feed/changes.xml": {
-                "get": { "operationId": "getChangesRss", "tags": ["corpus"], "summary": "Version events as RSS 2.0",
-                    "responses": { "200": { "description": "RSS 2.0 feed.", "content": { "application/rss+xml": { "schema": { "type": "string" } } } },
-                        "304": { "$ref": "#/components/responses/NotModified" },
-                        "429": { "$ref": "#/components/responses/RateLimited" } } }
-            },
-            "/mcp": {
-                "post": {
-                    "operationId": "postMcp", "tags": ["corpus"],
-                    "summary": "MCP tool endpoint (Streamable HTTP, JSON-RPC 2.0, no key)",
-                    "description": "Model Context Protocol server with the read-only tools radref_search, radref_get_system, radref_ground, radref_list_systems and radref_coverage. Stateless: every request gets one JSON response; notifications get 202. Protocol versions: 2025-11-25, 2025-06-18, 2025-03-26, 2024-11-05. GET /mcp answers 405 (no server-initiated stream).",
-                    "requestBody": { "required": true, "content": { "application/json": { "schema": {
-                        "oneOf": [
-                            { "$ref": "#/components/schemas/JsonRpcMessage" },
-                            { "type": "array", "minItems": 1, "items": { "$ref": "#/components/schemas/JsonRpcMessage" } }
-                        ]
-                    }, "example": { "jsonrpc": "2.0", "id": 1, "method": "tools/list" } } } },
-                    "responses": {
-                        "200": { "description": "JSON-RPC response (or array of responses for a batch).", "headers": rate_headers(),
-                            "content": { "application/json": { "schema": { "oneOf": [ { "type": "object" }, { "type": "array", "items": { "type": "object" } } ] } } } },
-                        "202": { "description": "Only notifications or responses were sent: accepted, no body." },
-                        "400": { "description": "Malformed JSON or JSON-RPC message, or unsupported MCP-Protocol-Version.", "content": { "application/json": { "schema": { "type": "object", "required": ["jsonrpc", "error"] } } } },
-                        "413": { "description": "Message larger than 262144 bytes.", "content": { "application/json": { "schema": { "type": "object" } } } },
-                        "415": { "description": "Content-Type is not application/json.", "content": { "application/json": { "schema": { "type": "object" } } } },
-                        "429": { "$ref": "#/components/responses/RateLimited" }
-                    }
+            "Template": {
+                "type": "object",
+                "required": ["id", "name", "content", "content_text", "tags", "voice_aliases", "is_favorite", "is_public", "usage_count", "created_by", "created_at", "updated_at"],
+                "properties": {
+                    "id": { "type": "string" }, "name": { "type": "string" },
+                    "content": { "type": "string", "description": "Sanitised HTML." },
+                    "content_text": { "type": "string", "description": "Plain text derived from content; not writable." },
+                    "exam_type": { "type": ["string", "null"] }, "modality": { "type": ["string", "null"] },
+                    "category": { "type": ["string", "null"] }, "subcategory": { "type": ["string", "null"] },
+                    "tags": { "type": "array", "items": { "type": "string" } },
+                    "voice_command": { "type": ["string", "null"] },
+                    "voice_aliases": { "type": "array", "items": { "type": "string" } },
+                    "is_favorite": { "type": "boolean" }, "is_public": { "type": "boolean" },
+                    "usage_count": { "type": "integer" }, "last_used_at": { "type": ["string", "null"] },
+                    "created_by": { "type": "string" }, "created_at": { "type": "string" }, "updated_at": { "type": "string" }
                 }
             },
-            "/api/v1/templates": {
-                "get": {
-                    "operationId": "listTemplates", "tags": ["templates"],
-                    "summary": "The caller's report templates (or every public one with scope=public)",
-                    "security": [ { "bearerAuth": [] }, { "apiKeyHeader": [] } ],
-                    "parameters": [
-                        q("limit", "Page size, 1 to 100.", json!({ "anyOf": [ { "type": "integer", "minimum": 1, "maximum": 100 }, { "type": "string", "maxLength": 0 } ], "default": 50 }), false),
-                        q("offset", "Items to skip.", json!({ "anyOf": [ { "type": "integer", "minimum": 0, "maximum": 1000000 }, { "type": "string", "maxLength": 0 } ], "default": 0 }), false),
-                        q("exam_type", "Filter (case-insensitive).", json!({ "type": "string" }), false),
-                        q("modality", "Filter by DICOM modality (case-insensitive).", json!({ "type": "string" }), false),
-                        q("category", "Filter (case-insensitive).", json!({ "type": "string" }), false),
-                        q("tags", "Comma-separated tags; all must match (case-insensitive).", json!({ "type": "string" }), false),
-                        q("search", "Case-insensitive substring of name or content_text.", json!({ "type": "string" }), false),
-                        q("favorites_only", "Only favourites.", json!({ "type": "boolean", "default": false }), false),
-                        q("sort", "Sort key.", json!({ "type": "string", "enum": ["usage_count", "name", "created_at", "updated_at"], "default": "usage_count" }), false),
-                        q("order", "Sort order.", json!({ "type": "string", "enum": ["asc", "desc"], "default": "desc" }), false),
-                        q("scope", "mine (default): the caller's templates; public: every public template.", json!({ "type": "string", "enum": ["mine", "public"], "default": "mine" }), false)
-                    ],
-                    "responses": template_responses("200", page_of("Template"), &["422"])
-                },
-                "post": {
-                    "operationId": "createTemplate", "tags": ["templates"],
-                    "summary": "Create a template (201, usage_count 0)",
-                    "security": [ { "bearerAuth": [] }, { "apiKeyHeader": [] } ],
-                    "requestBody": { "required": true, "content": { "application/json": { "schema": { "$ref": "#/components/schemas/TemplateCreate" },
-                        "example": { "name": "CT chest routine", "content": "<h2>FINDINGS</h2><p>Lungs: clear.</p>", "modality": "CT", "tags": ["chest"], "voice_command": "normal chest" } } } },
-                    "responses": template_responses("201", data_of("Template"), &["409", "413", "422"])
+            "TemplateCreate": {
+                "type": "object", "additionalProperties": false, "required": ["name", "content"],
+                "description": "Read-only fields (id, content_text, usage_count, last_used_at, created_by, created_at, updated_at) and unknown fields are refused with 422.",
+                "properties": template_fields.clone()
+            },
+            "TemplateUpdate": {
+                "type": "object", "additionalProperties": false,
+                "description": "Any subset of the writable fields; only those change.",
+                "properties": template_fields
+            },
+            "JsonRpcMessage": {
+                "type": "object",
+                "required": ["jsonrpc", "method"],
+                "properties": {
+                    "jsonrpc": { "const": "2.0" },
+                    "id": { "type": ["string", "number"] },
+                    "method": { "type": "string" },
+                    "params": { "type": "object" }
                 }
             },
-            "/api/v1/templates/voice": {
-                "get": {
-                    "operationId": "resolveVoiceCommand", "tags": ["templates"],
-                    "summary": "The caller's template answering to a spoken command (normalised; voice_command or alias)",
-                    "security": [ { "bearerAuth": [] }, { "apiKeyHeader": [] } ],
-                    "parameters": [ q("command", "The spoken phrase.", json!({ "type": "string", "minLength": 1, "pattern": VOICE_PATTERN }), true) ],
-                    "responses": template_responses("200", data_of("Template"), &["404", "422"])
-                }
-            },
-            "/api/v1/templates/{id}": {
-                "parameters": [ { "name": "id", "in": "path", "required": true, "schema": { "type": "string" }, "description": "The template id (tpl_...)." } ],
-                "get": {
-                    "operationId": "getTemplate", "tags": ["templates"], "summary": "One template: the caller's, or another user's public one",
-                    "security": [ { "bearerAuth": [] }, { "apiKeyHeader": [] } ],
-                    "responses": template_responses("200", data_of("Template"), &["404"])
-                },
-                "put": {
-                    "operationId": "updateTemplate", "tags": ["templates"], "summary": "Partial update: only the supplied fields change",
-                    "security": [ { "bearerAuth": [] }, { "apiKeyHeader": [] } ],
-                    "requestBody": { "required": true, "content": { "application/json": { "schema": { "$ref": "#/components/schemas/TemplateUpdate" } } } },
-                    "responses": template_responses("200", data_of("Template"), &["404", "409", "413", "422"])
-                },
-                "delete": {
-                    "operationId": "deleteTemplate", "tags": ["templates"], "summary": "Permanent delete",
-                    "security": [ { "bearerAuth": [] }, { "apiKeyHeader": [] } ],
-                    "responses": template_responses("204", Value::Null, &["404"])
-                }
-            },
-            "/api/v1/templates/{id}/use": {
-                "parameters": [ { "name": "id", "in": "path", "required": true, "schema": { "type": "string" } } ],
-                "post": {
-                    "operationId": "useTemplate", "tags": ["templates"], "summary": "Record a use: usage_count + 1, last_used_at now",
-                    "security": [ { "bearerAuth": [] }, { "apiKeyHeader": [] } ],
-                    "responses": template_responses("200", data_of("Template"), &["404"])
-                }
-            },
-            "/llms.txt": {
-                "get": { "operationId": "getLlmsTxt", "tags": ["corpus"], "summary": "Discovery file for agents (llms.txt convention)",
-                    "responses": { "200": { "description": "Markdown text.", "content": { "text/plain": { "schema": { "type": "string" } } } },
-                        "304": { "$ref": "#/components/responses/NotModified" },
-                        "429": { "$ref": "#/components/responses/RateLimited" } } }
-            }
+            "Family": { "type": "string", "enum": ["lexicon", "algorithm", "incidental", "appropriateness"] },
+            "Status": { "type": "string", "enum": ["current", "retired", "draft"] },
+            "Line": line,
+            "Currency": currency,
+            "Counts": counts,
+            "SystemSummary": summary,
+            "SystemDetail": detail,
+            "SearchHit": hit,
+            "Event": event
         },
-        "components": {
-            "securitySchemes": {
-                "bearerAuth": { "type": "http", "scheme": "bearer", "description": "An API key (rr_<id>_<secret>) as a bearer token. Keys are issued by the operator, not publicly." },
-                "apiKeyHeader": { "type": "apiKey", "in": "header", "name": "X-API-Key" }
-            },
-            "schemas": {
-                "ContextResponse": {
-                    "type": "object",
-                    "required": ["notice", "query", "finding", "systems"],
-                    "properties": {
-                        "notice": { "type": "string" },
-                        "query": { "type": "object" },
-                        "finding": { "type": "object", "description": "What was read from the text: organs, modalities, sizes_mm, age_years, cues." },
-                        "note": { "type": "string", "description": "Present when nothing was asked for." },
-                        "withheld_systems": { "type": "array", "description": "With verified=true: systems that match the finding and would have been selected, left out because their entry's status is draft or retired (at most three).",
-                            "items": { "type": "object", "required": ["slug", "name", "status", "score", "reason"],
-                                "properties": { "slug": { "type": "string" }, "name": { "type": "string" }, "status": { "$ref": "#/components/schemas/Status" }, "score": { "type": "number" }, "reason": { "type": "string" } } } },
-                        "systems": { "type": "array", "items": {
-                            "type": "object",
-                            "required": ["slug", "name", "family", "status", "why", "scope", "decision_units", "outcomes", "missing_inputs", "references", "withheld_draft_lines"],
-                            "properties": {
-                                "slug": { "type": "string" }, "name": { "type": "string" },
-                                "family": { "$ref": "#/components/schemas/Family" },
-                                "status": { "$ref": "#/components/schemas/Status" },
-                                "why": { "type": "object", "required": ["score", "matched_terms", "reasons"] },
-                                "scope": { "type": "array", "items": { "$ref": "#/components/schemas/Line" } },
-                                "decision_units": { "type": "array", "items": { "type": "object" } },
-                                "outcomes": { "type": "array", "items": { "type": "object" } },
-                                "missing_inputs": { "type": "array", "items": { "type": "object", "required": ["id", "label", "type"] } },
-                                "references": { "type": "object", "additionalProperties": { "type": "string" } },
-                                "withheld_draft_lines": { "type": "integer" },
-                                "withheld_note": { "type": "string" }
-                            }
-                        } }
-                    }
+        "headers": {
+            "X-RateLimit-Limit": { "description": "Requests allowed per window for this client (per worker isolate).", "schema": { "type": "integer" } },
+            "X-RateLimit-Remaining": { "description": "Requests left in the current window.", "schema": { "type": "integer" } },
+            "X-RateLimit-Reset": { "description": "Seconds until the window resets.", "schema": { "type": "integer" } },
+            "ETag": { "description": "Strong validator derived from the corpus build hash.", "schema": { "type": "string" } },
+            "Cache-Control": { "description": "Public caching policy.", "schema": { "type": "string" } },
+            "Retry-After": { "description": "Seconds to wait before retrying.", "schema": { "type": "integer" } }
+        },
+        "responses": {
+            "NotModified": { "description": "The client's copy (If-None-Match) is current." },
+            "RateLimited": {
+                "description": "Rate limit exceeded.",
+                "headers": {
+                    "Retry-After": { "$ref": "#/components/headers/Retry-After" },
+                    "X-RateLimit-Limit": { "$ref": "#/components/headers/X-RateLimit-Limit" },
+                    "X-RateLimit-Remaining": { "$ref": "#/components/headers/X-RateLimit-Remaining" },
+                    "X-RateLimit-Reset": { "$ref": "#/components/headers/X-RateLimit-Reset" }
                 },
-                "Error": { "type": "object", "required": ["error"], "properties": { "error": { "type": "string" } } },
-                "DetailedError": {
-                    "type": "object", "required": ["error"],
-                    "properties": { "error": { "type": "object", "required": ["code", "message", "details"],
-                        "properties": {
-                            "code": { "type": "string", "enum": ["bad_request", "unauthorized", "forbidden", "not_found", "method_not_allowed", "conflict", "payload_too_large", "validation_error", "rate_limited", "internal_error", "unavailable"] },
-                            "message": { "type": "string" },
-                            "details": { "type": "object", "properties": { "field": { "type": "string" }, "existing_template_id": { "type": "string" } } }
-                        } } }
-                },
-                "Template": {
-                    "type": "object",
-                    "required": ["id", "name", "content", "content_text", "tags", "voice_aliases", "is_favorite", "is_public", "usage_count", "created_by", "created_at", "updated_at"],
-                    "properties": {
-                        "id": { "type": "string" }, "name": { "type": "string" },
-                        "content": { "type": "string", "description": "Sanitised HTML." },
-                        "content_text": { "type": "string", "description": "Plain text derived from content; not writable." },
-                        "exam_type": { "type": ["string", "null"] }, "modality": { "type": ["string", "null"] },
-                        "category": { "type": ["string", "null"] }, "subcategory": { "type": ["string", "null"] },
-                        "tags": { "type": "array", "items": { "type": "string" } },
-                        "voice_command": { "type": ["string", "null"] },
-                        "voice_aliases": { "type": "array", "items": { "type": "string" } },
-                        "is_favorite": { "type": "boolean" }, "is_public": { "type": "boolean" },
-                        "usage_count": { "type": "integer" }, "last_used_at": { "type": ["string", "null"] },
-                        "created_by": { "type": "string" }, "created_at": { "type": "string" }, "updated_at": { "type": "string" }
-                    }
-                },
-                "TemplateCreate": {
-                    "type": "object", "additionalProperties": false, "required": ["name", "content"],
-                    "description": "Read-only fields (id, content_text, usage_count, last_used_at, created_by, created_at, updated_at) and unknown fields are refused with 422.",
-                    "properties": template_fields.clone()
-                },
-                "TemplateUpdate": {
-                    "type": "object", "additionalProperties": false,
-                    "description": "Any subset of the writable fields; only those change.",
-                    "properties": template_fields
-                },
-                "JsonRpcMessage": {
-                    "type": "object",
-                    "required": ["jsonrpc", "method"],
-                    "properties": {
-                        "jsonrpc": { "const": "2.0" },
-                        "id": { "type": ["string", "number"] },
-                        "method": { "type": "string" },
-                        "params": { "type": "object" }
-                    }
-                },
-                "Family": { "type": "string", "enum": ["lexicon", "algorithm", "incidental", "appropriateness"] },
-                "Status": { "type": "string", "enum": ["current", "retired", "draft"] },
-                "Line": line,
-                "Currency": currency,
-                "Counts": counts,
-                "SystemSummary": summary,
-                "SystemDetail": detail,
-                "SearchHit": hit,
-                "Event": event
-            },
-            "headers": {
-                "X-RateLimit-Limit": { "description": "Requests allowed per window for this client (per worker isolate).", "schema": { "type": "integer" } },
-                "X-RateLimit-Remaining": { "description": "Requests left in the current window.", "schema": { "type": "integer" } },
-                "X-RateLimit-Reset": { "description": "Seconds until the window resets.", "schema": { "type": "integer" } },
-                "ETag": { "description": "Strong validator derived from the corpus build hash.", "schema": { "type": "string" } },
-                "Cache-Control": { "description": "Public caching policy.", "schema": { "type": "string" } },
-                "Retry-After": { "description": "Seconds to wait before retrying.", "schema": { "type": "integer" } }
-            },
-            "responses": {
-                "NotModified": { "description": "The client's copy (If-None-Match) is current." },
-                "RateLimited": {
-                    "description": "Rate limit exceeded.",
-                    "headers": {
-                        "Retry-After": { "$ref": "#/components/headers/Retry-After" },
-                        "X-RateLimit-Limit": { "$ref": "#/components/headers/X-RateLimit-Limit" },
-                        "X-RateLimit-Remaining": { "$ref": "#/components/headers/X-RateLimit-Remaining" },
-                        "X-RateLimit-Reset": { "$ref": "#/components/headers/X-RateLimit-Reset" }
-                    },
-                    "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Error" } } }
-                }
+                "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Error" } } }
             }
         }
+    });
+    if let (Some(schemas), Value::Object(more)) =
+        (components["schemas"].as_object_mut(), webhook_schemas())
+    {
+        schemas.extend(more);
+    }
+    components
+}
+
+/// The writable fields of a template, with the limits `templates` enforces.
+fn template_fields() -> Value {
+    let label = json!({ "type": ["string", "null"], "maxLength": tpl::MAX_LABEL_CHARS });
+    let voice =
+        json!({ "type": "string", "maxLength": tpl::MAX_VOICE_CHARS, "pattern": VOICE_PATTERN });
+    json!({
+        "name": { "type": "string", "minLength": 1, "maxLength": tpl::MAX_NAME_CHARS, "pattern": "\\S" },
+        "content": { "type": "string", "minLength": 1, "maxLength": tpl::MAX_CONTENT_CHARS, "pattern": "\\S", "description": "HTML; sanitised on write (an allowlist of formatting elements; no script, style, event handlers or links); what survives is stored." },
+        "exam_type": label, "modality": label, "category": label, "subcategory": label,
+        "tags": { "type": ["array", "null"], "maxItems": tpl::MAX_TAGS, "items": { "type": "string", "minLength": 1, "maxLength": tpl::MAX_TAG_CHARS, "pattern": "\\S" } },
+        "voice_command": { "description": "Primary dictation command, unique among the caller's commands and aliases after normalisation; null or \"\" clears it.",
+            "anyOf": [ { "type": "string", "maxLength": tpl::MAX_VOICE_CHARS, "pattern": VOICE_PATTERN }, { "const": "" }, { "type": "null" } ] },
+        "voice_aliases": { "type": ["array", "null"], "maxItems": tpl::MAX_ALIASES, "items": voice },
+        "is_favorite": { "type": "boolean" }, "is_public": { "type": "boolean" }
     })
 }
 
@@ -854,50 +935,54 @@ mod tests {
     use super::*;
 
     #[test]
-    fn every_resolvable_get_route_is_documented() {
+    fn every_endpoint_is_documented_under_its_path_and_method() {
         let doc = document();
-        let paths = doc["paths"].as_object().unwrap();
-        for path in paths.keys() {
-            let concrete = path.replace("{id}", "fleischner-2017");
-            let concrete = concrete
-                .replace("/templates/fleischner-2017", "/templates/tpl_x")
-                .replace("/webhooks/fleischner-2017", "/webhooks/wh_x")
-                .replace("{event_id}", "evt_x");
-            assert!(
-                crate::router::Route::resolve(&concrete).is_some(),
-                "{path} is documented but not routed"
-            );
+        for e in ENDPOINTS {
+            let op = &doc["paths"][e.path][e.method.as_str().to_ascii_lowercase()];
+            assert_eq!(op["operationId"], e.op.id(), "{} {}", e.method, e.path);
+            assert!(op["responses"].is_object(), "{} {}", e.method, e.path);
+            let keyed = matches!(e.access, Access::Key(_));
+            assert_eq!(op["security"].is_array(), keyed, "{} {}", e.method, e.path);
         }
-        for path in [
-            "/api/v1/health",
-            "/api/v1/organs",
-            "/api/v1/systems",
-            "/api/v1/systems/{id}",
-            "/api/v1/search",
-            "/api/v1/changes",
-            "/api/v1/coverage",
-            "/api/v1/context",
-            "/api/v1/openapi",
-            "/mcp",
-            "/api/v1/templates",
-            "/api/v1/templates/voice",
-            "/api/v1/templates/{id}",
-            "/api/v1/templates/{id}/use",
-            "/api/v1/webhooks",
-            "/api/v1/webhooks/{id}",
-            "/api/v1/webhooks/{id}/test",
-            "/api/v1/webhooks/{id}/deliveries",
-            "/api/v1/webhooks/{id}/deliveries/{event_id}/redeliver",
-            "/api/v1/events",
-            "/feed/changes.xml",
-            "/llms.txt",
-        ] {
-            assert!(
-                paths.contains_key(path),
-                "{path} is routed but not documented"
-            );
-        }
+        let operations: usize = doc["paths"]
+            .as_object()
+            .unwrap()
+            .values()
+            .map(|item| item.as_object().unwrap().len())
+            .sum();
+        assert_eq!(operations, ENDPOINTS.len());
         assert_eq!(doc["openapi"], "3.1.0");
-        assert_eq!(doc["info"]["version"], "1.0.0");
+        assert_eq!(doc["info"]["version"], API_VERSION);
+    }
+
+    #[test]
+    fn path_parameters_are_declared_for_every_templated_segment() {
+        let doc = document();
+        for e in ENDPOINTS {
+            let op = &doc["paths"][e.path][e.method.as_str().to_ascii_lowercase()];
+            for name in e
+                .path
+                .split('/')
+                .filter_map(|s| s.strip_prefix('{')?.strip_suffix('}'))
+            {
+                let declared = op["parameters"]
+                    .as_array()
+                    .is_some_and(|ps| ps.iter().any(|p| p["in"] == "path" && p["name"] == name));
+                assert!(declared, "{} {}: {{{name}}}", e.method, e.path);
+            }
+        }
+    }
+
+    #[test]
+    fn schema_limits_are_the_enforced_constants() {
+        let doc = document();
+        let post = &doc["paths"]["/api/v1/context"]["post"];
+        let text =
+            &post["requestBody"]["content"]["application/json"]["schema"]["properties"]["text"];
+        assert_eq!(text["maxLength"], context::MAX_TEXT_CHARS);
+        let name = &doc["components"]["schemas"]["TemplateCreate"]["properties"]["name"];
+        assert_eq!(name["maxLength"], tpl::MAX_NAME_CHARS);
+        let url = &doc["components"]["schemas"]["WebhookCreate"]["properties"]["url"];
+        assert_eq!(url["maxLength"], wh::MAX_URL_CHARS);
     }
 }

@@ -1,16 +1,18 @@
-//! Report templates: per-user CRUD on D1, with voice commands for dictation.
+//! Report templates: per-user records on D1, with voice commands for dictation.
 //!
 //! Every rule lives here — validation, sanitizing, `content_text`, voice-command
-//! normalisation and uniqueness, ownership, the SQL — so the platform only executes statements.
+//! normalisation and uniqueness, ownership, the SQL — so the handlers (`api::templates`) only
+//! read the request and shape the answer, and the platform only executes statements.
 //! A voice phrase is unique per user through the `voice_commands` primary key, written in the
 //! same atomic batch as the template, so concurrent writers cannot both claim a phrase.
 
-use crate::app::{App, Services};
-use crate::auth::{Principal, Scope};
-use crate::db::{int, list, text, DbError, Row, SqlValue, Statement};
+use crate::call::Principal;
+use crate::db::{int, string_list, text, OnUnique, Row, SqlValue, Statement};
 use crate::error::ApiError;
 use crate::html;
-use crate::http::{Method, Request, Response};
+use crate::input::{is_blank, trim_ascii};
+use crate::services::Services;
+use crate::time::iso8601;
 use serde_json::{json, Map, Value};
 
 /// Longest name, in characters.
@@ -30,7 +32,7 @@ pub const MAX_VOICE_CHARS: usize = 100;
 pub const MAX_BODY_BYTES: usize = 2 * 1024 * 1024;
 
 /// Fields a client may write.
-const WRITABLE: &[&str] = &[
+pub const WRITABLE: &[&str] = &[
     "name",
     "content",
     "exam_type",
@@ -44,7 +46,7 @@ const WRITABLE: &[&str] = &[
     "is_public",
 ];
 /// Fields the service maintains; a body that sets one is refused.
-const READ_ONLY: &[&str] = &[
+pub const READ_ONLY: &[&str] = &[
     "id",
     "content_text",
     "usage_count",
@@ -58,19 +60,6 @@ const READ_ONLY: &[&str] = &[
 const COLUMNS: &str = "id, user_id, name, content, content_text, exam_type, modality, category, \
     subcategory, tags, voice_command, voice_aliases, is_favorite, is_public, usage_count, \
     last_used_at, created_at, updated_at";
-
-/// The template routes under `/api/v1/templates`.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum TemplateRoute {
-    /// `GET|POST /templates`
-    Collection,
-    /// `GET /templates/voice?command=`
-    Voice,
-    /// `GET|PUT|DELETE /templates/{id}`
-    Item(String),
-    /// `POST /templates/{id}/use`
-    Use(String),
-}
 
 /// Normalises a spoken phrase: case folded, ASCII whitespace, punctuation and control
 /// characters turned into single spaces, so "Normal Chest-X-ray!" and "normal chest x ray" are the
@@ -124,9 +113,9 @@ impl Template {
             modality: text(row, "modality"),
             category: text(row, "category"),
             subcategory: text(row, "subcategory"),
-            tags: list(row, "tags"),
+            tags: string_list(row, "tags"),
             voice_command: text(row, "voice_command"),
-            voice_aliases: list(row, "voice_aliases"),
+            voice_aliases: string_list(row, "voice_aliases"),
             is_favorite: int(row, "is_favorite") != 0,
             is_public: int(row, "is_public") != 0,
             usage_count: int(row, "usage_count"),
@@ -197,37 +186,6 @@ impl Template {
     }
 }
 
-/// Reads the JSON object of a create or update body. Malformed JSON or another content type
-/// is 400; a field the client may not write (unknown or read-only) is 422 naming it.
-fn read_body(request: &Request) -> Result<Map<String, Value>, ApiError> {
-    if !request.is_json() {
-        return Err(ApiError::bad_request(
-            "the body must be JSON, sent with 'Content-Type: application/json'",
-        ));
-    }
-    if request.body.len() > MAX_BODY_BYTES {
-        return Err(ApiError::PayloadTooLarge {
-            limit: MAX_BODY_BYTES,
-        });
-    }
-    let map = crate::http::json_object(&request.body)?;
-    for key in map.keys() {
-        if READ_ONLY.contains(&key.as_str()) {
-            return Err(ApiError::validation(
-                key,
-                format!("'{key}' is maintained by the service and cannot be written"),
-            ));
-        }
-        if !WRITABLE.contains(&key.as_str()) {
-            return Err(ApiError::validation(
-                key,
-                format!("unknown field '{key}'; writable: {}", WRITABLE.join(", ")),
-            ));
-        }
-    }
-    Ok(map)
-}
-
 fn string_field(
     map: &Map<String, Value>,
     key: &str,
@@ -237,7 +195,7 @@ fn string_field(
         None => Ok(None),
         Some(Value::Null) => Ok(Some(None)),
         Some(Value::String(s)) => {
-            let s = crate::http::trim_ascii(s);
+            let s = trim_ascii(s);
             if s.chars().count() > max_chars {
                 return Err(ApiError::validation(
                     key,
@@ -271,10 +229,7 @@ fn list_field(
             }
             let mut out: Vec<String> = Vec::new();
             for item in items {
-                let s = item
-                    .as_str()
-                    .map(crate::http::trim_ascii)
-                    .unwrap_or_default();
+                let s = item.as_str().map(trim_ascii).unwrap_or_default();
                 if s.is_empty() || s.chars().count() > max_chars {
                     return Err(ApiError::validation(
                         key,
@@ -332,7 +287,7 @@ fn apply(
                     format!("'content' is longer than {MAX_CONTENT_CHARS} characters"),
                 ));
             }
-            if crate::http::is_blank(content) {
+            if is_blank(content) {
                 return Err(ApiError::validation(
                     "content",
                     "'content' must not be empty",
@@ -393,30 +348,6 @@ fn apply(
     Ok(())
 }
 
-/// `YYYY-MM-DDTHH:MM:SS.mmmZ` for milliseconds since the epoch.
-pub fn iso8601(ms: u64) -> String {
-    let secs = ms / 1000;
-    let days = (secs / 86_400) as i64;
-    let rem = secs % 86_400;
-    // Howard Hinnant's civil_from_days.
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    format!(
-        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}.{:03}Z",
-        rem / 3600,
-        rem % 3600 / 60,
-        rem % 60,
-        ms % 1000
-    )
-}
-
 async fn load<S: Services>(services: &S, id: &str) -> Result<Option<Template>, ApiError> {
     if !id.starts_with("tpl_") || id.len() > 64 {
         return Ok(None);
@@ -438,7 +369,7 @@ fn not_found(id: &str) -> ApiError {
 }
 
 /// The template if the caller may read it: their own, or another user's public one.
-async fn readable<S: Services>(
+pub async fn readable<S: Services>(
     services: &S,
     who: &Principal,
     id: &str,
@@ -515,271 +446,91 @@ fn phrase_statements(t: &Template) -> Vec<Statement> {
     out
 }
 
+/// Writes a template's row and its phrases in one batch; a phrase another template of the
+/// user holds is refused by the `voice_commands` primary key and answered 409.
 async fn write<S: Services>(
     services: &S,
-    mut statements: Vec<Statement>,
+    statement: Statement,
     t: &Template,
 ) -> Result<(), ApiError> {
+    let mut statements = vec![statement];
     statements.extend(phrase_statements(t));
-    match services.batch(statements).await {
-        Ok(()) => Ok(()),
-        Err(DbError::Unique) => Err(conflict(services, t).await),
-        Err(other) => Err(other.into()),
+    let written = services
+        .batch(statements)
+        .await
+        .on_unique(|| ApiError::Conflict {
+            message: "a voice command of this template already belongs to another of yours".into(),
+            field: "voice_command".into(),
+            existing_id: None,
+        });
+    match written {
+        // Name the phrase and the template that holds it.
+        Err(ApiError::Conflict { .. }) => Err(conflict(services, t).await),
+        other => other,
     }
 }
 
-fn data(status: u16, t: &Template) -> Response {
-    Response::json(status, &json!({ "data": t.to_json() }))
+/// The sort keys of a template list.
+pub const SORTS: &[&str] = &["usage_count", "name", "created_at", "updated_at"];
+/// Most tags a list may filter by.
+pub const MAX_FILTER_TAGS: usize = MAX_TAGS;
+
+/// A template list's filters, order and page, already read and checked.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ListQuery {
+    /// Every public template instead of the caller's own.
+    pub public: bool,
+    /// Case-insensitive equality filters: `(column, value)`, columns from a fixed set.
+    pub labels: Vec<(&'static str, String)>,
+    /// Tags every template must carry (case-insensitive).
+    pub tags: Vec<String>,
+    /// A substring of the name or the plain text (case-insensitive).
+    pub search: Option<String>,
+    pub favorites_only: bool,
+    /// One of [`SORTS`].
+    pub sort: &'static str,
+    pub descending: bool,
+    pub limit: i64,
+    pub offset: i64,
 }
 
-/// Handles a template route: key, rate limit, then the operation.
-pub async fn handle<S: Services>(
-    app: &App,
-    services: &S,
-    route: &TemplateRoute,
-    request: &Request,
-) -> Result<Response, ApiError> {
-    crate::auth::keyed(app, services, request, Scope::Templates, async |who| {
-        operate(services, &who, route, request).await
-    })
-    .await
-}
-
-async fn operate<S: Services>(
-    services: &S,
-    who: &Principal,
-    route: &TemplateRoute,
-    request: &Request,
-) -> Result<Response, ApiError> {
-    let now = iso8601(services.now_ms());
-    match (route, request.method) {
-        (TemplateRoute::Collection, Method::Get | Method::Head) => {
-            list_templates(services, who, request).await
-        }
-        (TemplateRoute::Collection, Method::Post) => {
-            let map = read_body(request)?;
-            let mut t = Template {
-                id: format!("tpl_{}", services.random_hex(16)?),
-                user_id: who.user_id.clone(),
-                created_at: now.clone(),
-                updated_at: now,
-                ..Template::default()
-            };
-            apply(&mut t, &map, true)?;
-            let insert_params = t.row_params();
-            write(
-                services,
-                vec![Statement::new(
-                    format!(
-                        "INSERT INTO templates ({COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)"
-                    ),
-                    insert_params,
-                )],
-                &t,
-            )
-            .await?;
-            Ok(data(201, &t).with_header("location", format!("/api/v1/templates/{}", t.id)))
-        }
-        (TemplateRoute::Voice, Method::Get | Method::Head) => {
-            let command = crate::corpus_api::Params::get(request, "command")?
-                .map(|c| normalize_voice(&c))
-                .filter(|c| !c.is_empty())
-                .ok_or_else(|| ApiError::validation("command", "'command' is required"))?;
-            let rows = services
-                .query(Statement::new(
-                    format!("SELECT {} FROM templates t JOIN voice_commands v ON v.template_id = t.id WHERE v.user_id = ?1 AND v.phrase = ?2", prefixed("t")),
-                    vec![who.user_id.clone().into(), command.clone().into()],
-                ))
-                .await?;
-            let t = rows.first().map(Template::from_row).ok_or_else(|| {
-                ApiError::not_found(format!("no template of yours answers to '{command}'"))
-            })?;
-            Ok(data(200, &t))
-        }
-        (TemplateRoute::Item(id), Method::Get | Method::Head) => {
-            Ok(data(200, &readable(services, who, id).await?))
-        }
-        (TemplateRoute::Item(id), Method::Put) => {
-            let map = read_body(request)?;
-            let mut t = writable(services, who, id).await?;
-            apply(&mut t, &map, false)?;
-            t.updated_at = now;
-            let params = t.row_params();
-            write(
-                services,
-                vec![Statement::new(
-                    "UPDATE templates SET name = ?3, content = ?4, content_text = ?5, exam_type = ?6, modality = ?7, category = ?8, subcategory = ?9, tags = ?10, voice_command = ?11, voice_aliases = ?12, is_favorite = ?13, is_public = ?14, updated_at = ?18 WHERE id = ?1 AND user_id = ?2",
-                    params,
-                )],
-                &t,
-            )
-            .await?;
-            Ok(data(200, &t))
-        }
-        (TemplateRoute::Item(id), Method::Delete) => {
-            let t = writable(services, who, id).await?;
-            services
-                .batch(vec![
-                    Statement::new(
-                        "DELETE FROM voice_commands WHERE template_id = ?1",
-                        vec![t.id.clone().into()],
-                    ),
-                    Statement::new(
-                        "DELETE FROM templates WHERE id = ?1 AND user_id = ?2",
-                        vec![t.id.clone().into(), t.user_id.clone().into()],
-                    ),
-                ])
-                .await?;
-            Ok(Response::empty(204))
-        }
-        (TemplateRoute::Use(id), Method::Post) => {
-            let mut t = writable(services, who, id).await?;
-            services
-                .query(Statement::new(
-                    "UPDATE templates SET usage_count = usage_count + 1, last_used_at = ?2 WHERE id = ?1",
-                    vec![t.id.clone().into(), now.clone().into()],
-                ))
-                .await?;
-            t.usage_count += 1;
-            t.last_used_at = Some(now);
-            Ok(data(200, &t))
-        }
-        (_, method) => Err(ApiError::MethodNotAllowed {
-            method,
-            allow: route.allow(),
-        }),
-    }
-}
-
-fn prefixed(alias: &str) -> String {
-    COLUMNS
-        .split(',')
-        .map(|c| format!("{alias}.{}", c.trim()))
-        .collect::<Vec<_>>()
-        .join(", ")
-}
-
-impl TemplateRoute {
-    /// Resolves the part of a path after `/api/v1/templates`.
-    pub fn resolve(rest: &[&str]) -> Option<TemplateRoute> {
-        match rest {
-            [] => Some(TemplateRoute::Collection),
-            ["voice"] => Some(TemplateRoute::Voice),
-            [id] if !id.is_empty() => Some(TemplateRoute::Item(id.to_string())),
-            [id, "use"] if !id.is_empty() => Some(TemplateRoute::Use(id.to_string())),
-            _ => None,
-        }
-    }
-
-    /// The methods the route answers.
-    pub fn allow(&self) -> &'static [Method] {
-        match self {
-            TemplateRoute::Collection => &[Method::Get, Method::Head, Method::Post],
-            TemplateRoute::Voice => &[Method::Get, Method::Head],
-            TemplateRoute::Item(_) => &[Method::Get, Method::Head, Method::Put, Method::Delete],
-            TemplateRoute::Use(_) => &[Method::Post],
-        }
-    }
-}
-
-/// The `limit` (1-100, default `default_limit`) and `offset` of a keyed list; out-of-range or
-/// non-integer values are 422 naming the parameter.
-pub fn paging(request: &Request, default_limit: i64) -> Result<(i64, i64), ApiError> {
-    use crate::corpus_api::Params;
-    let int_param = |name: &str, default: i64, min: i64, max: i64| -> Result<i64, ApiError> {
-        match request.get(name)? {
-            None => Ok(default),
-            Some(v) => match v.trim().parse::<i64>() {
-                Ok(n) if (min..=max).contains(&n) => Ok(n),
-                Ok(_) => Err(ApiError::validation(
-                    name,
-                    format!("'{name}' must be from {min} to {max}"),
-                )),
-                Err(_) => Err(ApiError::validation(
-                    name,
-                    format!("'{name}' must be an integer"),
-                )),
-            },
-        }
-    };
-    Ok((
-        int_param("limit", default_limit, 1, 100)?,
-        int_param("offset", 0, 0, 1_000_000)?,
-    ))
-}
-
-/// The sort columns of the list.
-const SORTS: &[&str] = &["usage_count", "name", "created_at", "updated_at"];
-
-async fn list_templates<S: Services>(
+/// A page of templates and the number of all that match.
+pub async fn list<S: Services>(
     services: &S,
     who: &Principal,
-    request: &Request,
-) -> Result<Response, ApiError> {
-    use crate::corpus_api::Params;
-    let (limit, offset) = paging(request, 50)?;
-    let sort = request.get("sort")?.unwrap_or_else(|| "usage_count".into());
-    if !SORTS.contains(&sort.as_str()) {
-        return Err(ApiError::validation(
-            "sort",
-            format!("'sort' must be one of {}", SORTS.join(", ")),
-        ));
-    }
-    let order = match request.get("order")?.as_deref() {
-        None | Some("desc") => "DESC",
-        Some("asc") => "ASC",
-        Some(_) => return Err(ApiError::validation("order", "'order' must be asc or desc")),
-    };
-    let favorites_only = match request.get("favorites_only")?.as_deref() {
-        None | Some("false") | Some("0") => false,
-        Some("true") | Some("1") => true,
-        Some(_) => {
-            return Err(ApiError::validation(
-                "favorites_only",
-                "'favorites_only' must be true or false",
-            ))
-        }
-    };
+    query: &ListQuery,
+) -> Result<(Vec<Template>, i64), ApiError> {
     let mut conditions: Vec<String> = Vec::new();
     let mut params: Vec<SqlValue> = Vec::new();
     let bind = |params: &mut Vec<SqlValue>, v: SqlValue| -> String {
         params.push(v);
         format!("?{}", params.len())
     };
-    match request.get("scope")?.as_deref() {
-        None | Some("mine") => {
-            let p = bind(&mut params, who.user_id.clone().into());
-            conditions.push(format!("user_id = {p}"));
-        }
-        Some("public") => conditions.push("is_public = 1".into()),
-        Some(_) => {
-            return Err(ApiError::validation(
-                "scope",
-                "'scope' must be mine or public",
-            ))
-        }
+    if query.public {
+        conditions.push("is_public = 1".into());
+    } else {
+        let p = bind(&mut params, who.user_id.clone().into());
+        conditions.push(format!("user_id = {p}"));
     }
-    for key in ["exam_type", "modality", "category"] {
-        if let Some(v) = request.get(key)? {
-            let p = bind(&mut params, v.trim().to_lowercase().into());
-            conditions.push(format!("lower({key}) = {p}"));
-        }
+    for (column, value) in &query.labels {
+        let p = bind(&mut params, value.to_lowercase().into());
+        conditions.push(format!("lower({column}) = {p}"));
     }
-    if let Some(tags) = request.get("tags")? {
-        for tag in tags.split(',').map(str::trim).filter(|t| !t.is_empty()) {
-            let p = bind(&mut params, tag.to_lowercase().into());
-            conditions.push(format!("EXISTS (SELECT 1 FROM json_each(templates.tags) WHERE lower(json_each.value) = {p})"));
-        }
+    for tag in &query.tags {
+        let p = bind(&mut params, tag.to_lowercase().into());
+        conditions.push(format!(
+            "EXISTS (SELECT 1 FROM json_each(templates.tags) WHERE lower(json_each.value) = {p})"
+        ));
     }
-    if let Some(search) = request.get("search")? {
+    if let Some(search) = &query.search {
         // instr, not LIKE: D1 refuses LIKE patterns longer than 50 bytes, and a substring needs
         // no escaping. Both sides are lower-cased, so the match ignores ASCII case.
-        let p = bind(&mut params, search.trim().to_lowercase().into());
+        let p = bind(&mut params, search.to_lowercase().into());
         conditions.push(format!(
             "(instr(lower(name), {p}) > 0 OR instr(lower(content_text), {p}) > 0)"
         ));
     }
-    if favorites_only {
+    if query.favorites_only {
         conditions.push("is_favorite = 1".into());
     }
     let filter = conditions.join(" AND ");
@@ -790,31 +541,122 @@ async fn list_templates<S: Services>(
         ))
         .await?;
     let total = total_rows.first().map(|r| int(r, "total")).unwrap_or(0);
-    let l = bind(&mut params, limit.into());
-    let o = bind(&mut params, offset.into());
+    let l = bind(&mut params, query.limit.into());
+    let o = bind(&mut params, query.offset.into());
+    let (sort, order) = (query.sort, if query.descending { "DESC" } else { "ASC" });
     let rows = services
         .query(Statement::new(
             format!("SELECT {COLUMNS} FROM templates WHERE {filter} ORDER BY {sort} {order}, id ASC LIMIT {l} OFFSET {o}"),
             params,
         ))
         .await?;
-    let items: Vec<Value> = rows
-        .iter()
-        .map(|r| Template::from_row(r).to_json())
-        .collect();
-    Ok(page(items, total, limit, offset))
+    Ok((rows.iter().map(Template::from_row).collect(), total))
 }
 
-/// A page of a keyed list: `{data, meta: {total, limit, offset, has_more}}`.
-pub fn page(items: Vec<Value>, total: i64, limit: i64, offset: i64) -> Response {
-    let has_more = offset + (items.len() as i64) < total;
-    Response::json(
-        200,
-        &json!({
-            "data": items,
-            "meta": { "total": total, "limit": limit, "offset": offset, "has_more": has_more },
-        }),
-    )
+/// Creates a template from a body's fields.
+pub async fn create<S: Services>(
+    services: &S,
+    who: &Principal,
+    fields: &Map<String, Value>,
+) -> Result<Template, ApiError> {
+    let now = iso8601(services.now_ms());
+    let mut t = Template {
+        id: format!("tpl_{}", services.random_hex(16)?),
+        user_id: who.user_id.clone(),
+        created_at: now.clone(),
+        updated_at: now,
+        ..Template::default()
+    };
+    apply(&mut t, fields, true)?;
+    let insert = Statement::new(
+        format!("INSERT INTO templates ({COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)"),
+        t.row_params(),
+    );
+    write(services, insert, &t).await?;
+    Ok(t)
+}
+
+/// The caller's template answering to a spoken phrase (its command or an alias).
+pub async fn by_voice<S: Services>(
+    services: &S,
+    who: &Principal,
+    phrase: &str,
+) -> Result<Template, ApiError> {
+    let command = Some(normalize_voice(phrase))
+        .filter(|c| !c.is_empty())
+        .ok_or_else(|| ApiError::validation("command", "'command' is required"))?;
+    let rows = services
+        .query(Statement::new(
+            format!("SELECT {} FROM templates t JOIN voice_commands v ON v.template_id = t.id WHERE v.user_id = ?1 AND v.phrase = ?2", prefixed("t")),
+            vec![who.user_id.clone().into(), command.clone().into()],
+        ))
+        .await?;
+    rows.first()
+        .map(Template::from_row)
+        .ok_or_else(|| ApiError::not_found(format!("no template of yours answers to '{command}'")))
+}
+
+/// Changes the given fields of one of the caller's templates.
+pub async fn update<S: Services>(
+    services: &S,
+    who: &Principal,
+    id: &str,
+    fields: &Map<String, Value>,
+) -> Result<Template, ApiError> {
+    let mut t = writable(services, who, id).await?;
+    apply(&mut t, fields, false)?;
+    t.updated_at = iso8601(services.now_ms());
+    let update = Statement::new(
+        "UPDATE templates SET name = ?3, content = ?4, content_text = ?5, exam_type = ?6, modality = ?7, category = ?8, subcategory = ?9, tags = ?10, voice_command = ?11, voice_aliases = ?12, is_favorite = ?13, is_public = ?14, updated_at = ?18 WHERE id = ?1 AND user_id = ?2",
+        t.row_params(),
+    );
+    write(services, update, &t).await?;
+    Ok(t)
+}
+
+/// Deletes one of the caller's templates and its phrases.
+pub async fn delete<S: Services>(services: &S, who: &Principal, id: &str) -> Result<(), ApiError> {
+    let t = writable(services, who, id).await?;
+    services
+        .batch(vec![
+            Statement::new(
+                "DELETE FROM voice_commands WHERE template_id = ?1",
+                vec![t.id.clone().into()],
+            ),
+            Statement::new(
+                "DELETE FROM templates WHERE id = ?1 AND user_id = ?2",
+                vec![t.id.clone().into(), t.user_id.clone().into()],
+            ),
+        ])
+        .await?;
+    Ok(())
+}
+
+/// Records a use of one of the caller's templates: one more use, last used now.
+pub async fn record_use<S: Services>(
+    services: &S,
+    who: &Principal,
+    id: &str,
+) -> Result<Template, ApiError> {
+    let mut t = writable(services, who, id).await?;
+    let now = iso8601(services.now_ms());
+    services
+        .query(Statement::new(
+            "UPDATE templates SET usage_count = usage_count + 1, last_used_at = ?2 WHERE id = ?1",
+            vec![t.id.clone().into(), now.clone().into()],
+        ))
+        .await?;
+    t.usage_count += 1;
+    t.last_used_at = Some(now);
+    Ok(t)
+}
+
+fn prefixed(alias: &str) -> String {
+    COLUMNS
+        .split(',')
+        .map(|c| format!("{alias}.{}", c.trim()))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 #[cfg(test)]
@@ -836,13 +678,6 @@ mod tests {
         // Non-ASCII spaces and C1 controls are not separators, as in the OpenAPI pattern.
         assert_eq!(normalize_voice("\u{2028}"), "\u{2028}");
         assert_eq!(normalize_voice("a\u{85}b"), "a\u{85}b");
-    }
-
-    #[test]
-    fn timestamps_are_iso8601_utc() {
-        assert_eq!(iso8601(0), "1970-01-01T00:00:00.000Z");
-        assert_eq!(iso8601(1_795_305_600_123), "2026-11-22T00:00:00.123Z");
-        assert_eq!(iso8601(951_782_400_000), "2000-02-29T00:00:00.000Z");
     }
 
     fn body(json: &str) -> Map<String, Value> {
@@ -915,46 +750,5 @@ mod tests {
         assert_eq!(t.content_text, "Lungs: clear.");
         assert_eq!(t.tags, vec!["chest"]);
         assert_eq!(t.phrases(), vec!["chest normal", "normal chest"]);
-    }
-
-    #[test]
-    fn read_only_and_unknown_fields_are_refused() {
-        let req = |b: &str| {
-            Request::new(Method::Post, "/api/v1/templates")
-                .with_header("content-type", "application/json")
-                .with_body(b.as_bytes().to_vec())
-        };
-        assert_eq!(
-            field_of(read_body(&req(r#"{"name":"x","usage_count":5}"#)).unwrap_err()),
-            "usage_count"
-        );
-        assert_eq!(
-            field_of(read_body(&req(r#"{"name":"x","colour":"red"}"#)).unwrap_err()),
-            "colour"
-        );
-        assert_eq!(read_body(&req("{oops")).unwrap_err().status(), 400);
-        assert_eq!(read_body(&req("[1]")).unwrap_err().status(), 400);
-        let text = Request::new(Method::Post, "/x")
-            .with_header("content-type", "text/plain")
-            .with_body(b"{}".to_vec());
-        assert_eq!(read_body(&text).unwrap_err().status(), 400);
-    }
-
-    #[test]
-    fn routes_resolve() {
-        assert_eq!(TemplateRoute::resolve(&[]), Some(TemplateRoute::Collection));
-        assert_eq!(
-            TemplateRoute::resolve(&["voice"]),
-            Some(TemplateRoute::Voice)
-        );
-        assert_eq!(
-            TemplateRoute::resolve(&["tpl_1"]),
-            Some(TemplateRoute::Item("tpl_1".into()))
-        );
-        assert_eq!(
-            TemplateRoute::resolve(&["tpl_1", "use"]),
-            Some(TemplateRoute::Use("tpl_1".into()))
-        );
-        assert_eq!(TemplateRoute::resolve(&["tpl_1", "other"]), None);
     }
 }

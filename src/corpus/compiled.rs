@@ -39,6 +39,10 @@ pub struct DocEntry {
     pub label: &'static str,
 }
 
+/// Events a page of the changes list holds when no limit is given, and the most it holds.
+pub const CHANGES_DEFAULT_LIMIT: usize = 50;
+pub const CHANGES_MAX_LIMIT: usize = 500;
+
 /// A version event, newest first in [`EVENTS`].
 #[derive(Debug)]
 pub struct EventEntry {

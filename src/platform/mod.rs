@@ -5,12 +5,12 @@
 //! Nothing here decides anything about the product; each platform quirk is named where it is
 //! handled.
 
-use crate::app::{self, App, Outgoing, PostResult, QueueMessage, Services};
-use crate::auth::StoredKey;
+use crate::app;
 use crate::config::Config;
 use crate::db::{DbError, Row, SqlValue, Statement};
 use crate::error::ApiError;
 use crate::http::{Method, Request, Response};
+use crate::services::{App, Outgoing, PostResult, QueueMessage, Services};
 use crate::webhooks::delivery::Disposition;
 use std::cell::OnceCell;
 use std::rc::Rc;
@@ -34,16 +34,6 @@ impl Services for WorkerServices {
 
     fn log(&self, line: &str) {
         worker::console_log!("{}", line);
-    }
-
-    async fn find_key(&self, id: &str) -> Result<Option<StoredKey>, ApiError> {
-        let db = self.env.d1(DB).map_err(unavailable)?;
-        db.prepare("SELECT id, user_id, key_hash, scopes, revoked_at FROM api_keys WHERE id = ?1")
-            .bind(&[id.into()])
-            .map_err(unavailable)?
-            .first::<StoredKey>(None)
-            .await
-            .map_err(unavailable)
     }
 
     async fn query(&self, statement: Statement) -> Result<Vec<Row>, DbError> {
@@ -213,14 +203,6 @@ fn classify(err: worker::Error) -> DbError {
 const DB: &str = "DB";
 /// The queue binding of webhook deliveries (wrangler.toml).
 const DELIVERIES: &str = "DELIVERIES";
-
-/// A binding that failed. `worker::Error`'s text may dump internals: it goes to the log (via
-/// `ApiError::log_line`), never to the client.
-fn unavailable(err: worker::Error) -> ApiError {
-    ApiError::Unavailable {
-        cause: err.to_string(),
-    }
-}
 
 thread_local! {
     /// The application state of this isolate, built on its first request and kept, so the

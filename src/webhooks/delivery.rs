@@ -18,10 +18,10 @@
 //! delivery still needs it. If a consumer dies after claiming, its lease runs out and the
 //! queue's redelivery of its message makes the attempt.
 
-use crate::app::{Outgoing, PostResult, QueueMessage, Services};
 use crate::config::Config;
 use crate::db::{int, opt_int, text, DbError, Statement};
-use crate::templates::iso8601;
+use crate::services::{Outgoing, PostResult, QueueMessage, Services};
+use crate::time::iso8601;
 use serde_json::{json, Value};
 
 /// How long a claim keeps other consumers off a delivery, in milliseconds: longer than the

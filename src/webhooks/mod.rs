@@ -5,10 +5,11 @@
 //! attempt of a delivery carries the same signatures over byte-identical bodies, and tests pin
 //! the published vectors of GitHub and Standard Webhooks.
 
-pub mod api;
 pub mod delivery;
+pub mod publish;
 pub mod retention;
 pub mod seal;
+pub mod subscriptions;
 #[cfg(test)]
 mod tests_sqlite;
 
@@ -31,6 +32,11 @@ pub const MIN_SECRET_CHARS: usize = 16;
 pub const MAX_SECRET_CHARS: usize = 256;
 /// Longest accepted subscriber URL.
 pub const MAX_URL_CHARS: usize = 2048;
+
+/// Largest body of a subscription write or an event, in bytes.
+pub const MAX_BODY_BYTES: usize = 64 * 1024;
+/// Longest `Idempotency-Key` of a publish, in characters.
+pub const MAX_IDEMPOTENCY_KEY_CHARS: usize = 255;
 
 /// Attempts per delivery. After the last one fails the subscription becomes inactive.
 pub const MAX_ATTEMPTS: u32 = 5;

@@ -2,10 +2,10 @@
 //! and is older than the retention period. Pending deliveries, and the attempts and events they
 //! need, are never touched, so a sweep cannot lose or cut short a delivery.
 
-use crate::app::Services;
 use crate::config::Config;
 use crate::db::{int, DbError, SqlValue, Statement};
-use crate::templates::iso8601;
+use crate::services::Services;
+use crate::time::iso8601;
 
 /// What one sweep removed.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -5,194 +5,23 @@
 //! queue in `tests/webhooks.rs`.
 
 use super::delivery::{process, Disposition, LEASE_MS};
-use crate::app::{handle, App, Outgoing, PostResult, QueueMessage, Services};
-use crate::auth::{hash_key, StoredKey};
+use crate::app::handle;
 use crate::config::{Config, SecretKey};
-use crate::db::{DbError, Row, SqlValue, Statement};
-use crate::error::ApiError;
 use crate::host::block_on;
+use crate::host::sqlite::Sqlite;
 use crate::http::{Method, Request, Response};
+use crate::services::{App, Outgoing, PostResult};
 use serde_json::{json, Value};
-use std::cell::{Cell, RefCell};
-use std::collections::VecDeque;
 
 const ALICE: &str = "rr_alice001_aliceKeyForSqliteTests000001";
 const BOB: &str = "rr_bob00001_bobKeyForSqliteTests00000001";
 const SECRET: &str = "whsec-alice-test-secret-0001";
 
-struct Sqlite {
-    db: rusqlite::Connection,
-    now: Cell<u64>,
-    counter: Cell<u64>,
-    queued: RefCell<Vec<QueueMessage>>,
-    refuse_queue: Cell<bool>,
-    posts: RefCell<Vec<Outgoing>>,
-    answers: RefCell<VecDeque<PostResult>>,
-    logs: RefCell<Vec<String>>,
-}
-
-fn to_sql(v: &SqlValue) -> rusqlite::types::Value {
-    match v {
-        SqlValue::Null => rusqlite::types::Value::Null,
-        SqlValue::Int(n) => rusqlite::types::Value::Integer(*n),
-        SqlValue::Text(t) => rusqlite::types::Value::Text(t.clone()),
-    }
-}
-
-fn classify(e: rusqlite::Error) -> DbError {
-    let text = e.to_string();
-    if text.contains("UNIQUE constraint failed") {
-        DbError::Unique
-    } else {
-        DbError::Other(text)
-    }
-}
-
-impl Sqlite {
-    fn new() -> Sqlite {
-        let db = rusqlite::Connection::open_in_memory().unwrap();
-        db.execute_batch("PRAGMA foreign_keys = ON;").unwrap();
-        for sql in [
-            include_str!("../../migrations/0001_init.sql"),
-            include_str!("../../migrations/0002_users_and_keys.sql"),
-            include_str!("../../migrations/0003_templates.sql"),
-            include_str!("../../migrations/0004_webhooks.sql"),
-            include_str!("../../migrations/0005_event_idempotency.sql"),
-        ] {
-            db.execute_batch(sql).unwrap();
-        }
-        for (key, user) in [(ALICE, "alice"), (BOB, "bob")] {
-            let id = key.split('_').nth(1).unwrap();
-            db.execute_batch(&format!(
-                "INSERT INTO users VALUES ('{user}', '{user}', '2026-01-01T00:00:00Z');
-                 INSERT INTO api_keys VALUES ('{id}', '{user}', 'k', '{}', 'webhooks events:publish', '2026-01-01T00:00:00Z', NULL);",
-                hash_key(key)
-            ))
-            .unwrap();
-        }
-        Sqlite {
-            db,
-            now: Cell::new(1_790_000_000_000),
-            counter: Cell::new(0),
-            queued: RefCell::default(),
-            refuse_queue: Cell::new(false),
-            posts: RefCell::default(),
-            answers: RefCell::default(),
-            logs: RefCell::default(),
-        }
-    }
-
-    fn advance(&self, ms: u64) {
-        self.now.set(self.now.get() + ms);
-    }
-
-    fn scalar(&self, sql: &str) -> i64 {
-        self.db.query_row(sql, [], |r| r.get(0)).unwrap()
-    }
-}
-
-impl Services for Sqlite {
-    fn now_ms(&self) -> u64 {
-        self.now.get()
-    }
-
-    fn log(&self, line: &str) {
-        self.logs.borrow_mut().push(line.to_string());
-    }
-
-    async fn find_key(&self, id: &str) -> Result<Option<StoredKey>, ApiError> {
-        let rows = self
-            .query(Statement::new(
-                "SELECT id, user_id, key_hash, scopes, revoked_at FROM api_keys WHERE id = ?1",
-                vec![id.into()],
-            ))
-            .await?;
-        Ok(rows
-            .first()
-            .map(|r| serde_json::from_value(Value::Object(r.clone())).unwrap()))
-    }
-
-    async fn query(&self, statement: Statement) -> Result<Vec<Row>, DbError> {
-        let mut stmt = self.db.prepare(&statement.sql).map_err(classify)?;
-        let names: Vec<String> = stmt.column_names().iter().map(|s| s.to_string()).collect();
-        let params: Vec<rusqlite::types::Value> = statement.params.iter().map(to_sql).collect();
-        let mut rows = stmt
-            .query(rusqlite::params_from_iter(params))
-            .map_err(classify)?;
-        let mut out = Vec::new();
-        while let Some(row) = rows.next().map_err(classify)? {
-            let mut map = Row::new();
-            for (i, name) in names.iter().enumerate() {
-                let v = match row.get::<_, rusqlite::types::Value>(i).unwrap() {
-                    rusqlite::types::Value::Null => Value::Null,
-                    rusqlite::types::Value::Integer(n) => json!(n),
-                    rusqlite::types::Value::Real(f) => json!(f),
-                    rusqlite::types::Value::Text(t) => json!(t),
-                    rusqlite::types::Value::Blob(_) => Value::Null,
-                };
-                map.insert(name.clone(), v);
-            }
-            out.push(map);
-        }
-        Ok(out)
-    }
-
-    async fn batch(&self, statements: Vec<Statement>) -> Result<(), DbError> {
-        self.db.execute_batch("BEGIN").unwrap();
-        for s in &statements {
-            let params: Vec<rusqlite::types::Value> = s.params.iter().map(to_sql).collect();
-            let result = self
-                .db
-                .prepare(&s.sql)
-                .and_then(|mut stmt| stmt.raw_execute_with(params).map(|_| ()));
-            if let Err(e) = result {
-                self.db.execute_batch("ROLLBACK").unwrap();
-                return Err(classify(e));
-            }
-        }
-        self.db.execute_batch("COMMIT").unwrap();
-        Ok(())
-    }
-
-    fn random_hex(&self, bytes: usize) -> Result<String, ApiError> {
-        self.counter.set(self.counter.get() + 1);
-        Ok(format!(
-            "{:0width$x}",
-            self.counter.get(),
-            width = bytes * 2
-        ))
-    }
-
-    async fn enqueue(&self, messages: Vec<QueueMessage>) -> Result<(), String> {
-        if self.refuse_queue.get() {
-            return Err("queue refused".into());
-        }
-        self.queued.borrow_mut().extend(messages);
-        Ok(())
-    }
-
-    async fn post(&self, request: Outgoing) -> PostResult {
-        self.posts.borrow_mut().push(request);
-        self.advance(12);
-        self.answers
-            .borrow_mut()
-            .pop_front()
-            .unwrap_or(PostResult::Status(200))
-    }
-}
-
-/// `raw_execute` with positional parameters.
-trait RawExecuteWith {
-    fn raw_execute_with(&mut self, params: Vec<rusqlite::types::Value>) -> rusqlite::Result<usize>;
-}
-
-impl RawExecuteWith for rusqlite::Statement<'_> {
-    fn raw_execute_with(&mut self, params: Vec<rusqlite::types::Value>) -> rusqlite::Result<usize> {
-        for (i, p) in params.iter().enumerate() {
-            self.raw_bind_parameter(i + 1, p)?;
-        }
-        self.raw_execute()
-    }
+/// Alice and Bob, each with a key for webhooks and publishing.
+fn sqlite() -> Sqlite {
+    Sqlite::new()
+        .with_key(ALICE, "alice", "webhooks events:publish")
+        .with_key(BOB, "bob", "webhooks events:publish")
 }
 
 fn app() -> App {
@@ -269,7 +98,7 @@ fn header<'a>(post: &'a Outgoing, name: &str) -> &'a str {
 
 #[test]
 fn publish_fans_out_to_the_publishers_matching_active_subscriptions_only() {
-    let (app, s) = (app(), Sqlite::new());
+    let (app, s) = (app(), sqlite());
     let finalized = subscribe(&app, &s, ALICE, &["report.finalized"]);
     let _other_type = subscribe(&app, &s, ALICE, &["report.sent"]);
     let _bobs = subscribe(&app, &s, BOB, &["report.finalized"]);
@@ -296,7 +125,7 @@ fn publish_fans_out_to_the_publishers_matching_active_subscriptions_only() {
 
 #[test]
 fn every_attempt_is_signed_over_the_same_bytes() {
-    let (app, s) = (app(), Sqlite::new());
+    let (app, s) = (app(), sqlite());
     subscribe(&app, &s, ALICE, &["report.finalized"]);
     publish(&app, &s, ALICE, "report.finalized");
     let message = take_queue(&s).remove(0);
@@ -332,7 +161,7 @@ fn every_attempt_is_signed_over_the_same_bytes() {
 
 #[test]
 fn a_message_handed_over_twice_posts_each_attempt_once() {
-    let (app, s) = (app(), Sqlite::new());
+    let (app, s) = (app(), sqlite());
     subscribe(&app, &s, ALICE, &["report.finalized"]);
     publish(&app, &s, ALICE, "report.finalized");
     let message = take_queue(&s).remove(0);
@@ -354,7 +183,7 @@ fn a_message_handed_over_twice_posts_each_attempt_once() {
     assert_eq!(consume(&app, &s, &message), Disposition::Ack);
     assert_eq!(s.posts.borrow().len(), 1);
     // An abandoned claim (a consumer that died) runs out and the attempt is made.
-    let (app2, s2) = (crate::webhooks::tests_sqlite::app(), Sqlite::new());
+    let (app2, s2) = (crate::webhooks::tests_sqlite::app(), sqlite());
     subscribe(&app2, &s2, ALICE, &["report.finalized"]);
     publish(&app2, &s2, ALICE, "report.finalized");
     let message = take_queue(&s2).remove(0);
@@ -371,7 +200,7 @@ fn a_message_handed_over_twice_posts_each_attempt_once() {
 
 #[test]
 fn an_early_or_duplicate_retry_waits_for_the_schedule() {
-    let (app, s) = (app(), Sqlite::new());
+    let (app, s) = (app(), sqlite());
     subscribe(&app, &s, ALICE, &["report.finalized"]);
     publish(&app, &s, ALICE, "report.finalized");
     let message = take_queue(&s).remove(0);
@@ -387,7 +216,7 @@ fn an_early_or_duplicate_retry_waits_for_the_schedule() {
 
 #[test]
 fn five_failures_deactivate_and_stop_pending_deliveries_then_reactivation_works() {
-    let (app, s) = (app(), Sqlite::new());
+    let (app, s) = (app(), sqlite());
     let id = subscribe(&app, &s, ALICE, &["report.finalized", "report.sent"]);
     publish(&app, &s, ALICE, "report.finalized");
     let first = take_queue(&s).remove(0);
@@ -495,7 +324,7 @@ fn five_failures_deactivate_and_stop_pending_deliveries_then_reactivation_works(
 
 #[test]
 fn a_refused_enqueue_fails_the_publish_and_leaves_nothing_behind() {
-    let (app, s) = (app(), Sqlite::new());
+    let (app, s) = (app(), sqlite());
     subscribe(&app, &s, ALICE, &["report.finalized"]);
     s.refuse_queue.set(true);
     let (status, body) = publish(&app, &s, ALICE, "report.finalized");
@@ -506,7 +335,7 @@ fn a_refused_enqueue_fails_the_publish_and_leaves_nothing_behind() {
 
 #[test]
 fn secrets_are_sealed_and_never_returned() {
-    let (app, s) = (app(), Sqlite::new());
+    let (app, s) = (app(), sqlite());
     let id = subscribe(&app, &s, ALICE, &["report.finalized"]);
     let stored: String =
         s.db.query_row("SELECT secret_ciphertext FROM webhooks", [], |r| r.get(0))
@@ -555,7 +384,7 @@ fn secrets_are_sealed_and_never_returned() {
 
 #[test]
 fn other_users_and_bad_input() {
-    let (app, s) = (app(), Sqlite::new());
+    let (app, s) = (app(), sqlite());
     let id = subscribe(&app, &s, ALICE, &["report.finalized"]);
     for (method, path) in [
         (Method::Get, format!("/api/v1/webhooks/{id}")),
@@ -656,7 +485,7 @@ fn other_users_and_bad_input() {
 #[test]
 fn without_a_sealing_key_subscriptions_are_unavailable_not_stored_in_clear() {
     let app = App::new(Config::default());
-    let s = Sqlite::new();
+    let s = sqlite();
     let (status, _) = call(
         &app,
         &s,
@@ -671,7 +500,7 @@ fn without_a_sealing_key_subscriptions_are_unavailable_not_stored_in_clear() {
 
 #[test]
 fn an_idempotency_key_makes_a_retried_publish_return_the_first_event() {
-    let (app, s) = (app(), Sqlite::new());
+    let (app, s) = (app(), sqlite());
     subscribe(&app, &s, ALICE, &["report.finalized"]);
     let body = json!({ "type": "report.finalized", "data": {
         "report_id": "r9", "exam_type": "MR", "status": "final", "has_critical_finding": false }});
@@ -717,7 +546,7 @@ fn an_idempotency_key_makes_a_retried_publish_return_the_first_event() {
 #[test]
 fn the_retention_sweep_removes_only_finished_and_old_deliveries() {
     use super::retention::{sweep, Swept};
-    let (app, s) = (app(), Sqlite::new());
+    let (app, s) = (app(), sqlite());
     subscribe(&app, &s, ALICE, &["report.finalized", "report.sent"]);
     // An old delivery that succeeded, and an old one still pending (its retry far away).
     publish(&app, &s, ALICE, "report.finalized");

@@ -1,21 +1,23 @@
 //! Running the core on the host: in-memory services and a minimal executor, for tests,
-//! benchmarks and tools. Not compiled into the worker.
+//! benchmarks and tools, and (in tests) services backed by real SQLite. Not compiled into the
+//! worker.
 
-use crate::app::{Outgoing, PostResult, QueueMessage, Services};
-use crate::auth::StoredKey;
+#[cfg(test)]
+pub mod sqlite;
+
 use crate::db::{DbError, Row, Statement};
 use crate::error::ApiError;
+use crate::services::{Outgoing, PostResult, QueueMessage, Services};
 use std::cell::RefCell;
 
-/// Services for running the core outside the Worker: a fixed clock and a log kept in memory.
+/// Services for running the core outside the Worker: a fixed clock and a log kept in memory,
+/// no database (see [`sqlite`] for one).
 #[derive(Debug, Default)]
 pub struct HostServices {
     /// What `now_ms` answers.
     pub now: u64,
     /// Every line the core logged.
     pub logs: RefCell<Vec<String>>,
-    /// The API keys the "database" holds.
-    pub keys: RefCell<Vec<StoredKey>>,
 }
 
 impl Services for HostServices {
@@ -27,12 +29,8 @@ impl Services for HostServices {
         self.logs.borrow_mut().push(line.to_string());
     }
 
-    async fn find_key(&self, id: &str) -> Result<Option<StoredKey>, ApiError> {
-        Ok(self.keys.borrow().iter().find(|k| k.id == id).cloned())
-    }
-
-    /// The host has no database: routes that need one are tested against D1 under
-    /// `wrangler dev` (tests/templates.rs), not here.
+    /// No database here: routes that need one are tested on [`sqlite::Sqlite`] and against D1
+    /// under `wrangler dev`.
     async fn query(&self, _statement: Statement) -> Result<Vec<Row>, DbError> {
         Err(DbError::Other("no database on the host".into()))
     }

@@ -1,0 +1,93 @@
+//! `GET|POST /api/v1/context`: grounded context for a finding (a key with the `context`
+//! scope). The query string and the JSON body are read here into one [`ContextQuery`]; the
+//! ranking and rendering live in `context`.
+
+use crate::call::Call;
+use crate::context::{self as ctx, ContextBody, ContextQuery, Format};
+use crate::error::ApiError;
+use crate::http::{Request, Response};
+use crate::input::{boolean, integral, json_bytes, Params, Refusal};
+use crate::routes::ContextOp;
+use crate::services::Services;
+
+/// Runs a context operation.
+pub fn dispatch<S: Services>(op: ContextOp, call: &Call<'_, S>) -> Result<Response, ApiError> {
+    let query = match op {
+        ContextOp::GetGroundedContext => from_query(call.request)?,
+        ContextOp::PostGroundedContext => from_body(call.request)?,
+    };
+    let response = match query.format {
+        Format::Json => Response::json(200, &ctx::to_json(&query)),
+        Format::Markdown => {
+            let md = ctx::to_markdown(&query);
+            let tokens = ctx::approx_tokens(&md);
+            Response::bytes(200, "text/markdown; charset=utf-8", md.into_bytes())
+                .with_header("x-approx-tokens", tokens.to_string())
+        }
+    };
+    // Keyed answers are for the caller only.
+    Ok(response.with_header("cache-control", "private, no-store"))
+}
+
+fn limit_error(shown: impl std::fmt::Display) -> ApiError {
+    ApiError::bad_param(
+        "limit",
+        format!(
+            "'limit' must be an integer from 1 to {}; got {shown}",
+            ctx::MAX_LIMIT
+        ),
+    )
+}
+
+/// The POST body: JSON, at most `context::MAX_BODY_BYTES`.
+fn from_body(request: &Request) -> Result<ContextQuery, ApiError> {
+    let body: ContextBody = serde_json::from_slice(json_bytes(request, ctx::MAX_BODY_BYTES)?)
+        .map_err(|e| ApiError::bad_request(format!("invalid JSON body: {e}")))?;
+    let limit = match &body.limit {
+        None => None,
+        Some(n) => Some(integral(n).ok_or_else(|| limit_error(n))?),
+    };
+    ContextQuery::new(
+        body.text,
+        body.systems,
+        body.organ,
+        limit,
+        body.format,
+        body.verified,
+    )
+}
+
+/// The query string of a GET: `q` is capped at `context::MAX_QUERY_CHARS`.
+fn from_query(request: &Request) -> Result<ContextQuery, ApiError> {
+    let limit = match request.get("limit")? {
+        None => None,
+        Some(v) => Some(
+            v.trim()
+                .parse::<i64>()
+                .map_err(|_| limit_error(format!("'{v}'")))?,
+        ),
+    };
+    let systems = request
+        .get("systems")?
+        .map(|s| s.split(',').map(|x| x.trim().to_string()).collect());
+    let q = request.get("q")?;
+    if q.as_ref()
+        .is_some_and(|q| q.chars().count() > ctx::MAX_QUERY_CHARS)
+    {
+        return Err(ApiError::bad_param(
+            "q",
+            format!(
+                "'q' is longer than {} characters; send longer text as 'text' in a POST body",
+                ctx::MAX_QUERY_CHARS
+            ),
+        ));
+    }
+    ContextQuery::new(
+        q,
+        systems,
+        request.get("organ")?,
+        limit,
+        request.get("format")?,
+        boolean(request, "verified", Refusal::BadRequest)?,
+    )
+}

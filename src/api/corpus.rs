@@ -1,0 +1,190 @@
+//! The corpus read routes: organs, systems, one system, search, changes (JSON and RSS) and
+//! coverage. All answer from the compiled corpus in memory, with the corpus caching headers.
+
+use crate::cache::cached;
+use crate::call::Call;
+use crate::corpus::compile::NOTICE;
+use crate::corpus::compiled::{self, CHANGES_DEFAULT_LIMIT, CHANGES_MAX_LIMIT, EVENTS};
+use crate::corpus::validate::{date_key, is_date};
+use crate::error::ApiError;
+use crate::filter::{query_text, SystemFilter};
+use crate::http::{Request, Response};
+use crate::input::{integer, is_blank, Params, Refusal};
+use crate::routes::CorpusOp;
+use crate::search;
+use crate::services::Services;
+use serde_json::json;
+
+const JSON: &str = "application/json; charset=utf-8";
+
+/// Runs a corpus operation.
+pub fn dispatch<S: Services>(op: CorpusOp, call: &Call<'_, S>) -> Result<Response, ApiError> {
+    let request = call.request;
+    match op {
+        CorpusOp::ListOrgans => organs(request),
+        CorpusOp::ListSystems => systems(request),
+        CorpusOp::GetSystem => system(request, call.path("id")),
+        CorpusOp::SearchCorpus => search(request),
+        CorpusOp::ListChanges => changes(request),
+        CorpusOp::GetChangesRss => changes_rss(request),
+        CorpusOp::GetCoverage => coverage(request),
+    }
+}
+
+fn prebuilt(path: &str) -> Result<&'static [u8], ApiError> {
+    compiled::file(path).ok_or_else(|| ApiError::internal(format!("missing compiled file {path}")))
+}
+
+/// `{"data": [items...], "meta": meta}` (and the notice) from prebuilt JSON items, without
+/// re-serialising them.
+fn envelope<'a>(
+    items: impl Iterator<Item = &'a str>,
+    meta: serde_json::Value,
+    notice: bool,
+) -> Vec<u8> {
+    let mut body = String::from("{\"data\":[");
+    for (i, item) in items.enumerate() {
+        if i > 0 {
+            body.push(',');
+        }
+        body.push_str(item);
+    }
+    body.push_str("],\"meta\":");
+    body.push_str(&meta.to_string());
+    if notice {
+        body.push_str(",\"notice\":");
+        body.push_str(&json!(NOTICE).to_string());
+    }
+    body.push('}');
+    body.into_bytes()
+}
+
+/// `GET /api/v1/organs`
+fn organs(request: &Request) -> Result<Response, ApiError> {
+    Ok(cached(
+        request,
+        Response::bytes(200, JSON, prebuilt("organs.json")?),
+    ))
+}
+
+/// `GET /api/v1/coverage`
+fn coverage(request: &Request) -> Result<Response, ApiError> {
+    Ok(cached(
+        request,
+        Response::bytes(200, JSON, prebuilt("coverage.json")?),
+    ))
+}
+
+/// `GET /api/v1/systems/{slug}`
+fn system(request: &Request, slug: &str) -> Result<Response, ApiError> {
+    match compiled::detail(slug) {
+        Some(body) => Ok(cached(request, Response::bytes(200, JSON, body))),
+        None => {
+            let shown: String = slug.chars().take(80).collect();
+            let suggestions = search::closest_slugs(&shown.to_lowercase(), 3);
+            Err(ApiError::not_found(format!(
+                "no system with slug '{shown}'; closest: {}",
+                suggestions.join(", ")
+            )))
+        }
+    }
+}
+
+/// `GET /api/v1/systems`
+fn systems(request: &Request) -> Result<Response, ApiError> {
+    let filter = SystemFilter::read(request)?;
+    let selected = filter.select();
+    let body = envelope(
+        selected.iter().map(|s| s.summary_json),
+        json!({ "total": selected.len(), "filters": filter.to_json() }),
+        true,
+    );
+    Ok(cached(request, Response::bytes(200, JSON, body)))
+}
+
+/// `GET /api/v1/search`
+fn search(request: &Request) -> Result<Response, ApiError> {
+    let q = query_text(request)?.unwrap_or_default();
+    if is_blank(&q) {
+        return Err(ApiError::bad_param(
+            "q",
+            "query parameter 'q' is required and must not be empty",
+        ));
+    }
+    let limit = integer(
+        request,
+        "limit",
+        search::DEFAULT_LIMIT as i64,
+        (1, search::MAX_LIMIT as i64),
+        Refusal::BadRequest,
+    )? as usize;
+    let hits = search::search(&q, limit);
+    let data: Vec<serde_json::Value> = hits
+        .iter()
+        .map(|h| {
+            let mut v = serde_json::to_value(h).unwrap_or_default();
+            v["links"] = json!({ "system": format!("/api/v1/systems/{}", h.slug) });
+            v
+        })
+        .collect();
+    Ok(cached(
+        request,
+        Response::json(
+            200,
+            &json!({
+                "query": q,
+                "data": data,
+                "meta": { "total": data.len(), "limit": limit },
+                "notice": NOTICE,
+            }),
+        ),
+    ))
+}
+
+/// `GET /api/v1/changes`
+fn changes(request: &Request) -> Result<Response, ApiError> {
+    let limit = integer(
+        request,
+        "limit",
+        CHANGES_DEFAULT_LIMIT as i64,
+        (1, CHANGES_MAX_LIMIT as i64),
+        Refusal::BadRequest,
+    )? as usize;
+    let since = match request.get("since")? {
+        None => None,
+        Some(s) if is_date(s.trim()) => Some(date_key(s.trim())),
+        Some(s) => {
+            return Err(ApiError::bad_param(
+                "since",
+                format!("'since' must be a date YYYY-MM-DD (or YYYY-MM, YYYY); got '{s}'"),
+            ))
+        }
+    };
+    let matching: Vec<_> = EVENTS
+        .iter()
+        .filter(|e| since.as_ref().is_none_or(|s| e.date >= s.as_str()))
+        .collect();
+    let body = envelope(
+        matching.iter().take(limit).map(|e| e.json),
+        json!({
+            "total": matching.len(),
+            "limit": limit,
+            "since": since,
+            "rss": "/feed/changes.xml",
+        }),
+        false,
+    );
+    Ok(cached(request, Response::bytes(200, JSON, body)))
+}
+
+/// `GET /feed/changes.xml`
+fn changes_rss(request: &Request) -> Result<Response, ApiError> {
+    let template = std::str::from_utf8(prebuilt("changes.xml")?)
+        .map_err(|e| ApiError::internal(format!("feed is not UTF-8: {e}")))?;
+    let origin = crate::corpus::compile::xml_escape(&request.origin);
+    let body = template.replace("{{BASE}}", &origin);
+    Ok(cached(
+        request,
+        Response::bytes(200, "application/rss+xml; charset=utf-8", body.into_bytes()),
+    ))
+}

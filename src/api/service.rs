@@ -1,0 +1,83 @@
+//! The service's own routes: liveness, the OpenAPI document and the `llms.txt` discovery file.
+
+use crate::cache::cached;
+use crate::call::Call;
+use crate::error::ApiError;
+use crate::http::{Request, Response};
+use crate::routes::{ServiceOp, API_VERSION};
+use crate::services::{App, Services};
+use serde_json::json;
+
+/// Runs a service operation.
+pub fn dispatch<S: Services>(op: ServiceOp, call: &Call<'_, S>) -> Result<Response, ApiError> {
+    match op {
+        ServiceOp::GetHealth => Ok(health(call.app)),
+        ServiceOp::GetOpenApi => Ok(openapi(call.request)),
+        ServiceOp::GetLlmsTxt => Ok(llms_txt(call.request)),
+    }
+}
+
+/// `GET /api/v1/health`: liveness, the build's version and the corpus it carries.
+fn health(app: &App) -> Response {
+    Response::json(
+        200,
+        &json!({
+            "status": "ok",
+            "service": "radref",
+            "version": env!("CARGO_PKG_VERSION"),
+            "api_version": API_VERSION,
+            "environment": app.config.environment,
+            "corpus": {
+                "hash": crate::build_info::CORPUS_HASH,
+                "systems": crate::corpus::compiled::TOTALS.systems,
+                "clinical_lines": crate::corpus::compiled::TOTALS.lines,
+            },
+        }),
+    )
+    .with_header("cache-control", "no-store")
+}
+
+/// `GET /api/v1/openapi`: the document, serialised once per isolate.
+fn openapi(request: &Request) -> Response {
+    static BYTES: std::sync::OnceLock<Vec<u8>> = std::sync::OnceLock::new();
+    let bytes =
+        BYTES.get_or_init(|| serde_json::to_vec(&crate::openapi::document()).unwrap_or_default());
+    cached(
+        request,
+        Response::bytes(200, "application/json; charset=utf-8", bytes.as_slice()),
+    )
+}
+
+/// `GET /llms.txt`: the discovery file for agents (llms.txt convention), with the limits the
+/// code enforces filled in, rendered once per isolate.
+fn llms_txt(request: &Request) -> Response {
+    static TEXT: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    let text = TEXT.get_or_init(render_llms_txt);
+    cached(
+        request,
+        Response::bytes(200, "text/plain; charset=utf-8", text.as_bytes()),
+    )
+}
+
+/// `docs/llms.txt` with the limits filled in from the constants the code enforces.
+fn render_llms_txt() -> String {
+    use crate::context;
+    let mut text = include_str!("../docs/llms.txt").to_string();
+    for (name, value) in [
+        (
+            "{CONTEXT_QUERY_CHARS}",
+            context::MAX_QUERY_CHARS.to_string(),
+        ),
+        ("{CONTEXT_TEXT_CHARS}", context::MAX_TEXT_CHARS.to_string()),
+        ("{CONTEXT_BODY_BYTES}", context::MAX_BODY_BYTES.to_string()),
+        ("{CONTEXT_MAX_LIMIT}", context::MAX_LIMIT.to_string()),
+        (
+            "{CONTEXT_DEFAULT_LIMIT}",
+            context::DEFAULT_LIMIT.to_string(),
+        ),
+        ("{MCP_VERSIONS}", crate::mcp::PROTOCOL_VERSIONS.join(", ")),
+    ] {
+        text = text.replace(name, &value);
+    }
+    text
+}

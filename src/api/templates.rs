@@ -1,0 +1,153 @@
+//! The template routes under `/api/v1/templates` (a key with the `templates` scope): one
+//! function per endpoint, reading the request and shaping the answer. The rules and the SQL
+//! live in `templates`.
+
+use crate::call::Call;
+use crate::error::ApiError;
+use crate::http::Response;
+use crate::input::{boolean, json_object, page, paging, BodyRule, Params, Refusal};
+use crate::routes::TemplateOp;
+use crate::services::Services;
+use crate::templates::{self, ListQuery, Template, SORTS};
+use serde_json::json;
+
+/// A create or update body: JSON, within the cap, only writable fields.
+const BODY: BodyRule = BodyRule {
+    limit: templates::MAX_BODY_BYTES,
+    writable: templates::WRITABLE,
+    read_only: templates::READ_ONLY,
+    optional: false,
+};
+
+/// The columns a list may be filtered on by equality.
+const LABELS: [&str; 3] = ["exam_type", "modality", "category"];
+
+/// Runs a template operation.
+pub async fn dispatch<S: Services>(
+    op: TemplateOp,
+    call: &Call<'_, S>,
+) -> Result<Response, ApiError> {
+    match op {
+        TemplateOp::ListTemplates => list(call).await,
+        TemplateOp::CreateTemplate => create(call).await,
+        TemplateOp::ResolveVoiceCommand => voice(call).await,
+        TemplateOp::GetTemplate => get(call).await,
+        TemplateOp::UpdateTemplate => update(call).await,
+        TemplateOp::DeleteTemplate => delete(call).await,
+        TemplateOp::UseTemplate => record_use(call).await,
+    }
+}
+
+fn data(status: u16, t: &Template) -> Response {
+    Response::json(status, &json!({ "data": t.to_json() }))
+}
+
+/// `GET /templates`
+async fn list<S: Services>(call: &Call<'_, S>) -> Result<Response, ApiError> {
+    let query = list_query(call.request)?;
+    let (items, total) = templates::list(call.services, call.who()?, &query).await?;
+    let items = items.iter().map(Template::to_json).collect();
+    Ok(page(items, total, query.limit, query.offset))
+}
+
+/// Reads and checks the list's query parameters (422 naming the one at fault).
+fn list_query(params: &impl Params) -> Result<ListQuery, ApiError> {
+    let (limit, offset) = paging(params, 50)?;
+    let sort = params.get("sort")?.unwrap_or_else(|| "usage_count".into());
+    let sort = SORTS.iter().copied().find(|s| *s == sort).ok_or_else(|| {
+        ApiError::validation(
+            "sort",
+            format!("'sort' must be one of {}", SORTS.join(", ")),
+        )
+    })?;
+    let descending = match params.get("order")?.as_deref() {
+        None | Some("desc") => true,
+        Some("asc") => false,
+        Some(_) => return Err(ApiError::validation("order", "'order' must be asc or desc")),
+    };
+    let public = match params.get("scope")?.as_deref() {
+        None | Some("mine") => false,
+        Some("public") => true,
+        Some(_) => {
+            return Err(ApiError::validation(
+                "scope",
+                "'scope' must be mine or public",
+            ))
+        }
+    };
+    let mut labels = Vec::new();
+    for column in LABELS {
+        if let Some(v) = params.get(column)? {
+            labels.push((column, v.trim().to_string()));
+        }
+    }
+    let tags: Vec<String> = params
+        .get("tags")?
+        .map(|t| {
+            t.split(',')
+                .map(str::trim)
+                .filter(|t| !t.is_empty())
+                .map(String::from)
+                .collect()
+        })
+        .unwrap_or_default();
+    if tags.len() > templates::MAX_FILTER_TAGS {
+        return Err(ApiError::validation(
+            "tags",
+            format!(
+                "'tags' may name at most {} tags",
+                templates::MAX_FILTER_TAGS
+            ),
+        ));
+    }
+    Ok(ListQuery {
+        public,
+        labels,
+        tags,
+        search: params.get("search")?.map(|s| s.trim().to_string()),
+        favorites_only: boolean(params, "favorites_only", Refusal::Validation)?.unwrap_or(false),
+        sort,
+        descending,
+        limit,
+        offset,
+    })
+}
+
+/// `POST /templates`
+async fn create<S: Services>(call: &Call<'_, S>) -> Result<Response, ApiError> {
+    let fields = json_object(call.request, BODY)?;
+    let t = templates::create(call.services, call.who()?, &fields).await?;
+    Ok(data(201, &t).with_header("location", format!("/api/v1/templates/{}", t.id)))
+}
+
+/// `GET /templates/voice?command=`
+async fn voice<S: Services>(call: &Call<'_, S>) -> Result<Response, ApiError> {
+    let command = call.request.get("command")?.unwrap_or_default();
+    let t = templates::by_voice(call.services, call.who()?, &command).await?;
+    Ok(data(200, &t))
+}
+
+/// `GET /templates/{id}`
+async fn get<S: Services>(call: &Call<'_, S>) -> Result<Response, ApiError> {
+    let t = templates::readable(call.services, call.who()?, call.path("id")).await?;
+    Ok(data(200, &t))
+}
+
+/// `PUT /templates/{id}`
+async fn update<S: Services>(call: &Call<'_, S>) -> Result<Response, ApiError> {
+    let fields = json_object(call.request, BODY)?;
+    let t = templates::update(call.services, call.who()?, call.path("id"), &fields).await?;
+    Ok(data(200, &t))
+}
+
+/// `DELETE /templates/{id}`
+async fn delete<S: Services>(call: &Call<'_, S>) -> Result<Response, ApiError> {
+    templates::delete(call.services, call.who()?, call.path("id")).await?;
+    Ok(Response::empty(204))
+}
+
+/// `POST /templates/{id}/use`
+async fn record_use<S: Services>(call: &Call<'_, S>) -> Result<Response, ApiError> {
+    let t = templates::record_use(call.services, call.who()?, call.path("id")).await?;
+    Ok(data(200, &t))
+}

@@ -1,0 +1,48 @@
+//! What a handler is given: the isolate's state, the platform, the request, the path's
+//! parameters and, on keyed routes, who is calling.
+//!
+//! The dispatcher (`app`) builds a [`Call`] once the endpoint table has resolved the request
+//! and the access rule and rate limits have passed, so a handler only reads its input and does
+//! its work.
+
+use crate::error::ApiError;
+use crate::http::Request;
+use crate::routes::PathParams;
+use crate::services::{App, Services};
+
+/// Who is calling, once the key checked out.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Principal {
+    pub user_id: String,
+    pub key_id: String,
+}
+
+/// One request on its way to a handler.
+pub struct Call<'a, S> {
+    pub app: &'a App,
+    pub services: &'a S,
+    pub request: &'a Request,
+    pub params: PathParams,
+    /// The caller, on routes whose access rule asks for a key.
+    pub who: Option<Principal>,
+}
+
+impl<S: Services> Call<'_, S> {
+    /// The value of the path's `{name}` segment.
+    pub fn path(&self, name: &str) -> &str {
+        self.params.get(name)
+    }
+
+    /// The caller of a keyed route. The table guarantees one; a handler of an open route
+    /// that asks is a programming error, reported as a 500.
+    pub fn who(&self) -> Result<&Principal, ApiError> {
+        self.who
+            .as_ref()
+            .ok_or_else(|| ApiError::internal("a keyed handler was reached without a key"))
+    }
+
+    /// Milliseconds since the epoch, from the platform's clock.
+    pub fn now_ms(&self) -> u64 {
+        self.services.now_ms()
+    }
+}

@@ -1,0 +1,317 @@
+//! Publishing an event: the event and one pending delivery per target subscription are
+//! written in one atomic batch, then one queue message per delivery is sent. If the queue
+//! refuses, the rows are removed again and the call fails, so an event is either published and
+//! queued or not published at all. An `Idempotency-Key` makes a retried publish answer with
+//! the event it first published.
+
+use super::delivery;
+use super::EVENT_TYPES;
+use crate::db::{int, text, OnUnique, Statement};
+use crate::error::ApiError;
+use crate::input::is_blank;
+use crate::services::Services;
+use crate::time::iso8601;
+use serde_json::{json, Map, Value};
+
+/// Longest string in an event's `data` that the interface names, in characters.
+pub const MAX_DATA_STRING_CHARS: usize = 200;
+
+/// The event a user published earlier under `key`, when there is one: the same event when
+/// the request is the same, `409` when the key was used for a different one.
+pub async fn replay<S: Services>(
+    services: &S,
+    user_id: &str,
+    key: &str,
+    event_type: &str,
+    data: &Value,
+) -> Result<Option<Published>, ApiError> {
+    let rows = services
+        .query(Statement::new(
+            "SELECT e.body, (SELECT COUNT(*) FROM deliveries d WHERE d.event_id = e.id) AS n \
+             FROM events e WHERE e.user_id = ?1 AND e.idempotency_key = ?2",
+            vec![user_id.into(), key.into()],
+        ))
+        .await?;
+    let Some(row) = rows.first() else {
+        return Ok(None);
+    };
+    let envelope: Value = serde_json::from_str(&text(row, "body").unwrap_or_default())
+        .map_err(|e| ApiError::internal(format!("stored envelope: {e}")))?;
+    if envelope["type"] != event_type || &envelope["data"] != data {
+        return Err(ApiError::Conflict {
+            message: "this Idempotency-Key was already used to publish a different event".into(),
+            field: "Idempotency-Key".into(),
+            existing_id: None,
+        });
+    }
+    Ok(Some(Published {
+        envelope,
+        deliveries: int(row, "n") as usize,
+        replayed: true,
+    }))
+}
+
+/// The `type` of an event body, one of the six; `default` when absent (test events).
+pub fn event_type(map: &Map<String, Value>, default: Option<&str>) -> Result<String, ApiError> {
+    match (map.get("type"), default) {
+        (None | Some(Value::Null), Some(d)) => Ok(d.to_string()),
+        (Some(Value::String(t)), _) if EVENT_TYPES.contains(&t.as_str()) => Ok(t.clone()),
+        (None | Some(Value::Null), None) => Err(ApiError::validation("type", "'type' is required")),
+        _ => Err(ApiError::validation(
+            "type",
+            format!("'type' must be one of {}", EVENT_TYPES.join(", ")),
+        )),
+    }
+}
+
+/// Checks an event's data. `report.finalized` carries the interface's four fields with their
+/// types (more fields may follow them); other types carry any object.
+pub fn check_data(event_type: &str, data: &Map<String, Value>) -> Result<(), ApiError> {
+    if event_type != "report.finalized" {
+        return Ok(());
+    }
+    for key in ["report_id", "exam_type", "status"] {
+        let field = format!("data.{key}");
+        match data.get(key) {
+            Some(Value::String(s))
+                if !is_blank(s) && s.chars().count() <= MAX_DATA_STRING_CHARS => {}
+            Some(Value::String(_)) => {
+                return Err(ApiError::validation(
+                    &field,
+                    format!("'{field}' must be a non-blank string of at most {MAX_DATA_STRING_CHARS} characters"),
+                ))
+            }
+            None | Some(Value::Null) => {
+                return Err(ApiError::validation(
+                    &field,
+                    format!("'{field}' is required for report.finalized"),
+                ))
+            }
+            Some(_) => {
+                return Err(ApiError::validation(
+                    &field,
+                    format!("'{field}' must be a string"),
+                ))
+            }
+        }
+    }
+    match data.get("has_critical_finding") {
+        Some(Value::Bool(_)) => Ok(()),
+        None | Some(Value::Null) => Err(ApiError::validation(
+            "data.has_critical_finding",
+            "'data.has_critical_finding' is required for report.finalized",
+        )),
+        Some(_) => Err(ApiError::validation(
+            "data.has_critical_finding",
+            "'data.has_critical_finding' must be true or false",
+        )),
+    }
+}
+
+/// Which subscriptions an event goes to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Targets<'a> {
+    /// Every active subscription of the publisher whose events include the type.
+    Subscribed,
+    /// One subscription (its test function).
+    Only(&'a str),
+}
+
+/// A published event: its envelope and how many deliveries were queued.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Published {
+    pub envelope: Value,
+    pub deliveries: usize,
+    /// Whether this answers a retried publish with the event its key first published.
+    pub replayed: bool,
+}
+
+/// Stores an event and its deliveries and queues them: all of it or, on failure, none.
+pub async fn publish<S: Services>(
+    services: &S,
+    user_id: &str,
+    event_type: &str,
+    data: Value,
+    targets: Targets<'_>,
+    idempotency_key: Option<&str>,
+) -> Result<Published, ApiError> {
+    let id = format!("evt_{}", services.random_hex(16)?);
+    let now = services.now_ms();
+    let created_at = iso8601(now);
+    let envelope = json!({ "id": id, "type": event_type, "created_at": created_at, "data": data });
+    let body = serde_json::to_string(&envelope).map_err(|e| ApiError::internal(e.to_string()))?;
+    let (source, webhooks): (&str, Vec<String>) = match targets {
+        Targets::Only(webhook) => ("test", vec![webhook.to_string()]),
+        Targets::Subscribed => (
+            "publish",
+            services
+                .query(Statement::new(
+                    "SELECT id FROM webhooks WHERE user_id = ?1 AND active = 1 \
+                     AND EXISTS (SELECT 1 FROM json_each(webhooks.events) \
+                     WHERE json_each.value = ?2) ORDER BY created_at, id",
+                    vec![user_id.into(), event_type.into()],
+                ))
+                .await?
+                .iter()
+                .filter_map(|r| text(r, "id"))
+                .collect(),
+        ),
+    };
+    let event = Statement::new(
+        "INSERT INTO events (id, user_id, type, source, created_at, body, idempotency_key) \
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+        vec![
+            id.clone().into(),
+            user_id.into(),
+            event_type.into(),
+            source.into(),
+            created_at.into(),
+            body.into(),
+            idempotency_key.map(String::from).into(),
+        ],
+    );
+    let forget_event = Statement::new("DELETE FROM events WHERE id = ?1", vec![id.clone().into()]);
+    let deliveries =
+        queue_deliveries(services, Some((event, forget_event)), &id, &webhooks, now).await?;
+    Ok(Published {
+        envelope,
+        deliveries,
+        replayed: false,
+    })
+}
+
+/// Writes the event (`event`: its insert and the statement that undoes it, when it is new) and
+/// one pending delivery of `event_id` per subscription in one batch, then queues a message per
+/// delivery. If the queue refuses, all of it is deleted again and the call fails with 503:
+/// nothing is half-published.
+pub async fn queue_deliveries<S: Services>(
+    services: &S,
+    event: Option<(Statement, Statement)>,
+    event_id: &str,
+    webhooks: &[String],
+    now: u64,
+) -> Result<usize, ApiError> {
+    let stamp = iso8601(now);
+    let mut ids = Vec::with_capacity(webhooks.len());
+    let (first, undo) = event.unzip();
+    let mut writes: Vec<Statement> = first.into_iter().collect();
+    for webhook in webhooks {
+        let id = format!("dlv_{}", services.random_hex(12)?);
+        writes.push(Statement::new(
+            "INSERT INTO deliveries (id, event_id, webhook_id, state, attempts, \
+             next_attempt_ms, created_at, updated_at) VALUES (?1, ?2, ?3, 'pending', 0, ?4, ?5, ?5)",
+            vec![
+                id.clone().into(),
+                event_id.into(),
+                webhook.clone().into(),
+                (now as i64).into(),
+                stamp.clone().into(),
+            ],
+        ));
+        ids.push(id);
+    }
+    // Only the event's idempotency key is unique among these rows.
+    services
+        .batch(writes)
+        .await
+        .on_unique(|| ApiError::Conflict {
+            message: "this Idempotency-Key is already in use".into(),
+            field: "Idempotency-Key".into(),
+            existing_id: None,
+        })?;
+    if ids.is_empty() {
+        return Ok(0);
+    }
+    let messages = ids.iter().map(|id| delivery::message(id)).collect();
+    if let Err(cause) = services.enqueue(messages).await {
+        let mut undo_all: Vec<Statement> = ids
+            .iter()
+            .map(|id| {
+                Statement::new(
+                    "DELETE FROM deliveries WHERE id = ?1",
+                    vec![id.clone().into()],
+                )
+            })
+            .collect();
+        undo_all.extend(undo);
+        if let Err(e) = services.batch(undo_all).await {
+            services.log(&format!(
+                "event {event_id}: undoing an unqueued publish failed: {e:?}"
+            ));
+        }
+        return Err(ApiError::Unavailable {
+            cause: format!("event {event_id} could not be queued: {cause}"),
+        });
+    }
+    Ok(ids.len())
+}
+
+/// Sample data of a test event; `report.finalized` has the interface's shape.
+pub fn sample_data(event_type: &str, nonce: &str) -> Value {
+    let report = format!("rep_test_{nonce}");
+    match event_type {
+        "report.finalized" => json!({
+            "report_id": report, "exam_type": "CT chest", "status": "final",
+            "has_critical_finding": false,
+        }),
+        "report.created" | "report.updated" => json!({
+            "report_id": report, "exam_type": "CT chest",
+            "status": if event_type == "report.created" { "draft" } else { "final" },
+        }),
+        "report.sent" => json!({
+            "report_id": report, "exam_type": "CT chest", "status": "final", "destination": "pacs",
+        }),
+        "critical_finding.detected" => json!({
+            "report_id": report, "exam_type": "CT chest",
+            "finding": "Sample critical finding (test event)",
+        }),
+        _ => json!({
+            "connection_id": "pacs-test", "status": "connected", "previous_status": "disconnected",
+        }),
+    }
+}
+
+/// Publishes a user's event to their subscriptions, at most once per `idempotency_key`: a
+/// repeated key answers with the event it first published (or 409 for a different event),
+/// and of two concurrent requests with one key, the unique index lets one publish and the
+/// other answers with its event.
+pub async fn publish_once<S: Services>(
+    services: &S,
+    user_id: &str,
+    event_type: &str,
+    data: Value,
+    idempotency_key: Option<&str>,
+) -> Result<Published, ApiError> {
+    let Some(key) = idempotency_key else {
+        return publish(
+            services,
+            user_id,
+            event_type,
+            data,
+            Targets::Subscribed,
+            None,
+        )
+        .await;
+    };
+    if let Some(earlier) = replay(services, user_id, key, event_type, &data).await? {
+        return Ok(earlier);
+    }
+    let published = publish(
+        services,
+        user_id,
+        event_type,
+        data.clone(),
+        Targets::Subscribed,
+        Some(key),
+    )
+    .await;
+    match published {
+        // Another request with the same key won the race: answer as it did.
+        Err(ApiError::Conflict { .. }) => replay(services, user_id, key, event_type, &data)
+            .await?
+            .ok_or_else(|| ApiError::Unavailable {
+                cause: "an event with this idempotency key vanished during a race".into(),
+            }),
+        other => other,
+    }
+}
