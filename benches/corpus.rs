@@ -2,11 +2,12 @@
 //! through the whole request handler (`app::handle`) as the worker runs it, plus the bare
 //! search function. Prints median, p99 and mean per call. Run with `make bench`.
 
-use radref::app::{handle, App};
+use radref::app::handle;
 use radref::config::Config;
 use radref::corpus::compiled::SYSTEMS;
 use radref::host::{block_on, HostServices};
 use radref::http::{Method, Request};
+use radref::services::App;
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 

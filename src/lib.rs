@@ -44,3 +44,6 @@ pub mod webhooks;
 
 #[cfg(target_arch = "wasm32")]
 mod platform;
+
+#[cfg(test)]
+mod tests;

@@ -10,8 +10,6 @@ pub mod publish;
 pub mod retention;
 pub mod seal;
 pub mod subscriptions;
-#[cfg(test)]
-mod tests_sqlite;
 
 use hmac::{Hmac, Mac};
 use sha2::Sha256;

@@ -4,13 +4,13 @@
 //! a clock moved forward, a queue that refuses. The same paths run over HTTP with the real
 //! queue in `tests/webhooks.rs`.
 
-use super::delivery::{process, Disposition, LEASE_MS};
 use crate::app::handle;
 use crate::config::{Config, SecretKey};
 use crate::host::block_on;
 use crate::host::sqlite::Sqlite;
 use crate::http::{Method, Request, Response};
 use crate::services::{App, Outgoing, PostResult};
+use crate::webhooks::delivery::{process, Disposition, LEASE_MS};
 use serde_json::{json, Value};
 
 const ALICE: &str = "rr_alice001_aliceKeyForSqliteTests000001";
@@ -139,7 +139,7 @@ fn every_attempt_is_signed_over_the_same_bytes() {
     assert_eq!(posts.len(), 2);
     assert_eq!(posts[0].body, posts[1].body, "byte-identical bodies");
     for (i, post) in posts.iter().enumerate() {
-        assert!(super::verify_signature(
+        assert!(crate::webhooks::verify_signature(
             SECRET.as_bytes(),
             &post.body,
             header(post, "x-radref-signature")
@@ -148,7 +148,7 @@ fn every_attempt_is_signed_over_the_same_bytes() {
         let ts: u64 = header(post, "webhook-timestamp").parse().unwrap();
         assert_eq!(
             header(post, "webhook-signature"),
-            super::standard_signature(SECRET.as_bytes(), id, ts, &post.body)
+            crate::webhooks::standard_signature(SECRET.as_bytes(), id, ts, &post.body)
         );
         assert_eq!(header(post, "x-radref-attempt"), (i + 1).to_string());
         assert_eq!(post.timeout_ms, 5_000);
@@ -183,7 +183,7 @@ fn a_message_handed_over_twice_posts_each_attempt_once() {
     assert_eq!(consume(&app, &s, &message), Disposition::Ack);
     assert_eq!(s.posts.borrow().len(), 1);
     // An abandoned claim (a consumer that died) runs out and the attempt is made.
-    let (app2, s2) = (crate::webhooks::tests_sqlite::app(), sqlite());
+    let (app2, s2) = (self::app(), sqlite());
     subscribe(&app2, &s2, ALICE, &["report.finalized"]);
     publish(&app2, &s2, ALICE, "report.finalized");
     let message = take_queue(&s2).remove(0);
@@ -374,7 +374,7 @@ fn secrets_are_sealed_and_never_returned() {
     let message = take_queue(&s).remove(0);
     consume(&app, &s, &message);
     let post = &s.posts.borrow()[0];
-    assert!(super::verify_signature(
+    assert!(crate::webhooks::verify_signature(
         b"a-brand-new-secret-0002",
         &post.body,
         header(post, "x-radref-signature")
@@ -545,7 +545,7 @@ fn an_idempotency_key_makes_a_retried_publish_return_the_first_event() {
 
 #[test]
 fn the_retention_sweep_removes_only_finished_and_old_deliveries() {
-    use super::retention::{sweep, Swept};
+    use crate::webhooks::retention::{sweep, Swept};
     let (app, s) = (app(), sqlite());
     subscribe(&app, &s, ALICE, &["report.finalized", "report.sent"]);
     // An old delivery that succeeded, and an old one still pending (its retry far away).

@@ -1,0 +1,11 @@
+//! Host tests of the whole service through the app function (`app::handle`), on SQLite with
+//! `migrations/`: what needs a database, a scripted clock, queue or subscriber, run without a
+//! worker. They sit above the dispatcher, as a client would. The same routes run over HTTP
+//! against `wrangler dev` in `tests/`.
+
+/// Every row of the endpoint table: 401, 403, 405 with `Allow`, HEAD, 404, `llms.txt` links.
+mod endpoints;
+/// Templates: ownership, voice-command uniqueness, partial updates, filters, paging.
+mod templates;
+/// Webhooks and the deliveries consumer: signing, retries, leases, deactivation, idempotency.
+mod webhooks;
