@@ -334,124 +334,143 @@ fn reject_unknown(args: &Map<String, Value>, allowed: &[&str]) -> Result<(), Api
     }
 }
 
-fn run(name: &str, args: &Map<String, Value>) -> Result<(Value, Option<String>), ApiError> {
+/// A tool's structured result, and a second text part when it has one (the markdown block).
+type ToolResult = Result<(Value, Option<String>), ApiError>;
+
+fn run(name: &str, args: &Map<String, Value>) -> ToolResult {
     match name {
-        "radref_search" => {
-            reject_unknown(args, &["query", "limit"])?;
-            let query = Params::get(args, "query")?
-                .filter(|q| !q.trim().is_empty())
-                .ok_or_else(|| ApiError::bad_param("query", "'query' is required"))?;
-            if query.chars().count() > search::MAX_QUERY_CHARS {
-                return Err(ApiError::bad_param(
-                    "query",
-                    format!(
-                        "'query' is longer than {} characters",
-                        search::MAX_QUERY_CHARS
-                    ),
-                ));
-            }
-            let limit = integer(
-                args,
-                "limit",
-                search::DEFAULT_LIMIT as i64,
-                (1, search::MAX_LIMIT as i64),
-                Refusal::BadRequest,
-            )? as usize;
-            let hits = search::search(&query, limit);
-            Ok((
-                json!({ "query": query, "hits": hits, "notice": crate::corpus::compile::NOTICE }),
-                None,
-            ))
-        }
-        "radref_get_system" => {
-            reject_unknown(args, &["slug"])?;
-            let slug = Params::get(args, "slug")?
-                .ok_or_else(|| ApiError::bad_param("slug", "'slug' is required"))?;
-            let index = SYSTEMS.iter().position(|s| s.slug == slug).ok_or_else(|| {
-                ApiError::bad_param(
-                    "slug",
-                    format!(
-                        "no system with slug '{slug}'; closest: {}",
-                        search::closest_slugs(&slug, 3).join(", ")
-                    ),
-                )
-            })?;
-            Ok((compiled::detail_value(index).clone(), None))
-        }
-        "radref_ground" => {
-            reject_unknown(args, &["text", "systems", "organ", "limit", "verified"])?;
-            let systems = match args.get("systems") {
-                None | Some(Value::Null) => None,
-                Some(Value::Array(items)) => Some(
-                    items
-                        .iter()
-                        .map(|v| v.as_str().map(String::from))
-                        .collect::<Option<Vec<String>>>()
-                        .ok_or_else(|| {
-                            ApiError::bad_param("systems", "'systems' must be an array of slugs")
-                        })?,
-                ),
-                Some(_) => {
-                    return Err(ApiError::bad_param(
-                        "systems",
-                        "'systems' must be an array of slugs",
-                    ))
-                }
-            };
-            let limit = match args.get("limit") {
-                None | Some(Value::Null) => None,
-                Some(v) => Some(v.as_number().and_then(integral).ok_or_else(|| {
-                    ApiError::bad_param(
-                        "limit",
-                        format!(
-                            "'limit' must be an integer from 1 to {}",
-                            context::MAX_LIMIT
-                        ),
-                    )
-                })?),
-            };
-            let verified = match args.get("verified") {
-                None | Some(Value::Null) => None,
-                Some(v) => Some(v.as_bool().ok_or_else(|| {
-                    ApiError::bad_param("verified", "'verified' must be true or false")
-                })?),
-            };
-            let query = ContextQuery::new(
-                Params::get(args, "text")?,
-                systems,
-                Params::get(args, "organ")?,
-                limit,
-                None,
-                verified,
-            )?;
-            let mut value = context::to_json(&query);
-            let markdown = context::markdown(&query, &value);
-            value["markdown"] = json!(markdown);
-            Ok((value, Some(markdown)))
-        }
-        "radref_list_systems" => {
-            reject_unknown(args, &["organ", "modality", "family", "status", "q"])?;
-            let filter = SystemFilter::read(args)?;
-            let systems: Vec<Value> = filter
-                .select()
-                .iter()
-                .filter_map(|s| serde_json::from_str(s.summary_json).ok())
-                .collect();
-            Ok((
-                json!({ "total": systems.len(), "filters": filter.to_json(), "systems": systems, "notice": crate::corpus::compile::NOTICE }),
-                None,
-            ))
-        }
-        "radref_coverage" => {
-            reject_unknown(args, &[])?;
-            let bytes = compiled::file("coverage.json")
-                .ok_or_else(|| ApiError::internal("missing compiled coverage"))?;
-            let value: Value = serde_json::from_slice(bytes)
-                .map_err(|e| ApiError::internal(format!("coverage: {e}")))?;
-            Ok((value, None))
-        }
+        "radref_search" => search_tool(args),
+        "radref_get_system" => get_system_tool(args),
+        "radref_ground" => ground_tool(args),
+        "radref_list_systems" => list_systems_tool(args),
+        "radref_coverage" => coverage_tool(args),
         _ => Err(ApiError::bad_request(format!("unknown tool '{name}'"))),
     }
+}
+
+/// `radref_search`
+fn search_tool(args: &Map<String, Value>) -> ToolResult {
+    reject_unknown(args, &["query", "limit"])?;
+    let query = Params::get(args, "query")?
+        .filter(|q| !q.trim().is_empty())
+        .ok_or_else(|| ApiError::bad_param("query", "'query' is required"))?;
+    if query.chars().count() > search::MAX_QUERY_CHARS {
+        return Err(ApiError::bad_param(
+            "query",
+            format!(
+                "'query' is longer than {} characters",
+                search::MAX_QUERY_CHARS
+            ),
+        ));
+    }
+    let limit = integer(
+        args,
+        "limit",
+        search::DEFAULT_LIMIT as i64,
+        (1, search::MAX_LIMIT as i64),
+        Refusal::BadRequest,
+    )? as usize;
+    let hits = search::search(&query, limit);
+    Ok((
+        json!({ "query": query, "hits": hits, "notice": crate::corpus::compile::NOTICE }),
+        None,
+    ))
+}
+
+/// `radref_get_system`
+fn get_system_tool(args: &Map<String, Value>) -> ToolResult {
+    reject_unknown(args, &["slug"])?;
+    let slug = Params::get(args, "slug")?
+        .ok_or_else(|| ApiError::bad_param("slug", "'slug' is required"))?;
+    let index = SYSTEMS.iter().position(|s| s.slug == slug).ok_or_else(|| {
+        ApiError::bad_param(
+            "slug",
+            format!(
+                "no system with slug '{slug}'; closest: {}",
+                search::closest_slugs(&slug, 3).join(", ")
+            ),
+        )
+    })?;
+    Ok((compiled::detail_value(index).clone(), None))
+}
+
+/// `radref_ground`
+fn ground_tool(args: &Map<String, Value>) -> ToolResult {
+    reject_unknown(args, &["text", "systems", "organ", "limit", "verified"])?;
+    let systems = match args.get("systems") {
+        None | Some(Value::Null) => None,
+        Some(Value::Array(items)) => Some(
+            items
+                .iter()
+                .map(|v| v.as_str().map(String::from))
+                .collect::<Option<Vec<String>>>()
+                .ok_or_else(|| {
+                    ApiError::bad_param("systems", "'systems' must be an array of slugs")
+                })?,
+        ),
+        Some(_) => {
+            return Err(ApiError::bad_param(
+                "systems",
+                "'systems' must be an array of slugs",
+            ))
+        }
+    };
+    let limit = match args.get("limit") {
+        None | Some(Value::Null) => None,
+        Some(v) => Some(v.as_number().and_then(integral).ok_or_else(|| {
+            ApiError::bad_param(
+                "limit",
+                format!(
+                    "'limit' must be an integer from 1 to {}",
+                    context::MAX_LIMIT
+                ),
+            )
+        })?),
+    };
+    let verified =
+        match args.get("verified") {
+            None | Some(Value::Null) => None,
+            Some(v) => Some(v.as_bool().ok_or_else(|| {
+                ApiError::bad_param("verified", "'verified' must be true or false")
+            })?),
+        };
+    let query = ContextQuery::new(
+        Params::get(args, "text")?,
+        systems,
+        Params::get(args, "organ")?,
+        limit,
+        None,
+        verified,
+    )?;
+    let mut value = context::to_json(&query);
+    let markdown = context::markdown(&query, &value);
+    value["markdown"] = json!(markdown);
+    Ok((value, Some(markdown)))
+}
+
+/// `radref_list_systems`
+fn list_systems_tool(args: &Map<String, Value>) -> ToolResult {
+    reject_unknown(args, &["organ", "modality", "family", "status", "q"])?;
+    let filter = SystemFilter::read(args)?;
+    let systems: Vec<Value> = filter
+        .select()
+        .iter()
+        .filter_map(|s| serde_json::from_str(s.summary_json).ok())
+        .collect();
+    Ok((
+        json!({ "total": systems.len(), "filters": filter.to_json(), "systems": systems, "notice": crate::corpus::compile::NOTICE }),
+        None,
+    ))
+}
+
+/// `radref_coverage`
+fn coverage_tool(args: &Map<String, Value>) -> ToolResult {
+    reject_unknown(args, &[])?;
+    let bytes = compiled::file("coverage.json")
+        .ok_or_else(|| ApiError::internal("missing compiled coverage"))?;
+    let value: Value =
+        serde_json::from_slice(bytes).map_err(|e| ApiError::internal(format!("coverage: {e}")))?;
+    Ok((value, None))
 }
 
 #[cfg(test)]

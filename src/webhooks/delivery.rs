@@ -82,26 +82,9 @@ async fn attempt<S: Services>(
     id: &str,
 ) -> Result<Disposition, DbError> {
     let now = services.now_ms();
-    let claimed = services
-        .query(Statement::new(
-            "UPDATE deliveries SET claimed_ms = ?2 \
-             WHERE id = ?1 AND state = 'pending' AND next_attempt_ms <= ?3 \
-             AND (claimed_ms IS NULL OR claimed_ms <= ?4) \
-             RETURNING attempts, event_id, webhook_id",
-            vec![
-                id.into(),
-                (now as i64).into(),
-                ((now + EARLY_MS) as i64).into(),
-                (now.saturating_sub(LEASE_MS) as i64).into(),
-            ],
-        ))
-        .await?;
-    let Some(claim) = claimed.first() else {
+    let Some((made, event_id, webhook_id)) = claim(services, id, now).await? else {
         return unclaimed(services, id, now).await;
     };
-    let made = int(claim, "attempts") as u32;
-    let event_id = text(claim, "event_id").unwrap_or_default();
-    let webhook_id = text(claim, "webhook_id").unwrap_or_default();
 
     let rows = services
         .query(Statement::new(
@@ -145,26 +128,15 @@ async fn attempt<S: Services>(
 
     let number = made + 1;
     let timestamp = now / 1000;
-    let headers = vec![
-        ("content-type".into(), "application/json".into()),
-        (
-            "user-agent".into(),
-            format!("radref-webhooks/{}", env!("CARGO_PKG_VERSION")),
-        ),
-        (
-            "x-radref-signature".into(),
-            super::signature(secret.as_bytes(), body.as_bytes()),
-        ),
-        ("x-radref-event".into(), event_type.clone()),
-        ("x-radref-delivery".into(), id.to_string()),
-        ("x-radref-attempt".into(), number.to_string()),
-        ("webhook-id".into(), event_id.clone()),
-        ("webhook-timestamp".into(), timestamp.to_string()),
-        (
-            "webhook-signature".into(),
-            super::standard_signature(secret.as_bytes(), &event_id, timestamp, body.as_bytes()),
-        ),
-    ];
+    let headers = signed_headers(
+        &secret,
+        &event_type,
+        id,
+        number,
+        &event_id,
+        timestamp,
+        &body,
+    );
     let result = services
         .post(Outgoing {
             url,
@@ -174,7 +146,107 @@ async fn attempt<S: Services>(
         })
         .await;
     let finished = services.now_ms();
-    let (succeeded, status_code, error) = match result {
+    let (succeeded, status_code, error) = judge(result);
+    let next_delay = if succeeded {
+        None
+    } else {
+        super::next_delay(&config.retry_delays, number)
+    };
+    let next_ms = next_delay.map(|d| finished + u64::from(d) * 1000);
+    let state = match (succeeded, next_delay) {
+        (true, _) => "succeeded",
+        (false, Some(_)) => "pending",
+        (false, None) => "failed",
+    };
+    let attempt = Attempt {
+        delivery_id: id,
+        number,
+        webhook_id: &webhook_id,
+        event_id: &event_id,
+        event_type,
+        succeeded,
+        status_code,
+        error,
+        started_ms: now,
+        finished_ms: finished,
+        next_ms,
+        state,
+    };
+    let statements = record(services, &attempt, made);
+    services.batch(statements).await?;
+    Ok(match next_delay {
+        Some(delay) if !succeeded => Disposition::Retry(delay.max(1)),
+        _ => Disposition::Ack,
+    })
+}
+
+/// Takes a lease on a delivery that is pending, due (or at most `EARLY_MS` early) and not
+/// leased by a live consumer: its attempts so far, event and subscription; `None` when it
+/// cannot be claimed now.
+async fn claim<S: Services>(
+    services: &S,
+    id: &str,
+    now: u64,
+) -> Result<Option<(u32, String, String)>, DbError> {
+    let claimed = services
+        .query(Statement::new(
+            "UPDATE deliveries SET claimed_ms = ?2 \
+             WHERE id = ?1 AND state = 'pending' AND next_attempt_ms <= ?3 \
+             AND (claimed_ms IS NULL OR claimed_ms <= ?4) \
+             RETURNING attempts, event_id, webhook_id",
+            vec![
+                id.into(),
+                (now as i64).into(),
+                ((now + EARLY_MS) as i64).into(),
+                (now.saturating_sub(LEASE_MS) as i64).into(),
+            ],
+        ))
+        .await?;
+    Ok(claimed.first().map(|c| {
+        (
+            int(c, "attempts") as u32,
+            text(c, "event_id").unwrap_or_default(),
+            text(c, "webhook_id").unwrap_or_default(),
+        )
+    }))
+}
+
+/// The headers of one attempt: radref's signature over the body, and the Standard Webhooks
+/// id, timestamp and signature, so receivers can verify either way.
+fn signed_headers(
+    secret: &str,
+    event_type: &str,
+    id: &str,
+    number: u32,
+    event_id: &str,
+    timestamp: u64,
+    body: &str,
+) -> Vec<(String, String)> {
+    vec![
+        ("content-type".into(), "application/json".into()),
+        (
+            "user-agent".into(),
+            format!("radref-webhooks/{}", env!("CARGO_PKG_VERSION")),
+        ),
+        (
+            "x-radref-signature".into(),
+            super::signature(secret.as_bytes(), body.as_bytes()),
+        ),
+        ("x-radref-event".into(), event_type.to_string()),
+        ("x-radref-delivery".into(), id.to_string()),
+        ("x-radref-attempt".into(), number.to_string()),
+        ("webhook-id".into(), event_id.to_string()),
+        ("webhook-timestamp".into(), timestamp.to_string()),
+        (
+            "webhook-signature".into(),
+            super::standard_signature(secret.as_bytes(), event_id, timestamp, body.as_bytes()),
+        ),
+    ]
+}
+
+/// Whether an attempt succeeded, the subscriber's status if it answered, and what went wrong.
+fn judge(result: PostResult) -> (bool, Option<u16>, Option<String>) {
+    match result {
         PostResult::Status(code) if (200..300).contains(&code) => (true, Some(code), None),
         PostResult::Status(code) => (
             false,
@@ -191,19 +263,32 @@ async fn attempt<S: Services>(
             None,
             Some(format!("no answer within {} seconds", TIMEOUT_MS / 1000)),
         ),
-    };
-    let next_delay = if succeeded {
-        None
-    } else {
-        super::next_delay(&config.retry_delays, number)
-    };
-    let next_ms = next_delay.map(|d| finished + u64::from(d) * 1000);
-    let state = match (succeeded, next_delay) {
-        (true, _) => "succeeded",
-        (false, Some(_)) => "pending",
-        (false, None) => "failed",
-    };
-    let stamp = iso8601(finished);
+    }
+}
+
+/// One attempt, as it is recorded.
+struct Attempt<'a> {
+    delivery_id: &'a str,
+    number: u32,
+    webhook_id: &'a str,
+    event_id: &'a str,
+    event_type: String,
+    succeeded: bool,
+    status_code: Option<u16>,
+    error: Option<String>,
+    started_ms: u64,
+    finished_ms: u64,
+    next_ms: Option<u64>,
+    /// The delivery's state after it: succeeded, pending (a retry is due) or failed.
+    state: &'static str,
+}
+
+/// The statements that record an attempt and advance its delivery (only if no other consumer
+/// recorded attempt `made + 1` first); after the last failed attempt they also deactivate the
+/// subscription and cancel its other pending deliveries.
+fn record<S: Services>(services: &S, a: &Attempt<'_>, made: u32) -> Vec<Statement> {
+    let (id, number, webhook_id) = (a.delivery_id, a.number, a.webhook_id);
+    let stamp = iso8601(a.finished_ms);
     let mut statements = vec![
         Statement::new(
             "INSERT INTO attempts (delivery_id, attempt, webhook_id, event_id, type, outcome, \
@@ -212,16 +297,16 @@ async fn attempt<S: Services>(
             vec![
                 id.into(),
                 i64::from(number).into(),
-                webhook_id.clone().into(),
-                event_id.clone().into(),
-                event_type.into(),
-                if succeeded { "succeeded" } else { "failed" }.into(),
-                status_code.map(i64::from).into(),
-                (finished.saturating_sub(now) as i64).into(),
-                error.into(),
-                iso8601(now).into(),
-                (now as i64).into(),
-                next_ms.map(iso8601).into(),
+                webhook_id.into(),
+                a.event_id.into(),
+                a.event_type.clone().into(),
+                if a.succeeded { "succeeded" } else { "failed" }.into(),
+                a.status_code.map(i64::from).into(),
+                (a.finished_ms.saturating_sub(a.started_ms) as i64).into(),
+                a.error.clone().into(),
+                iso8601(a.started_ms).into(),
+                (a.started_ms as i64).into(),
+                a.next_ms.map(iso8601).into(),
             ],
         ),
         Statement::new(
@@ -230,30 +315,26 @@ async fn attempt<S: Services>(
             vec![
                 id.into(),
                 i64::from(number).into(),
-                state.into(),
-                next_ms.map(|ms| ms as i64).into(),
+                a.state.into(),
+                a.next_ms.map(|ms| ms as i64).into(),
                 stamp.clone().into(),
                 i64::from(made).into(),
             ],
         ),
     ];
-    if state == "failed" {
+    if a.state == "failed" {
         statements.push(Statement::new(
             "UPDATE webhooks SET active = 0, deactivated_at = ?2, \
              deactivated_reason = 'delivery_failures', updated_at = ?2 \
              WHERE id = ?1 AND active = 1",
-            vec![webhook_id.clone().into(), stamp.clone().into()],
+            vec![webhook_id.into(), stamp.clone().into()],
         ));
-        statements.push(cancel_pending(&webhook_id, &stamp));
+        statements.push(cancel_pending(webhook_id, &stamp));
         services.log(&format!(
             "webhook {webhook_id}: delivery {id} failed {number} times; the subscription is now inactive"
         ));
     }
-    services.batch(statements).await?;
-    Ok(match next_delay {
-        Some(delay) if !succeeded => Disposition::Retry(delay.max(1)),
-        _ => Disposition::Ack,
-    })
+    statements
 }
 
 /// Cancels a subscription's pending deliveries (it was deactivated).
