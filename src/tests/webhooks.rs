@@ -589,3 +589,46 @@ fn the_retention_sweep_removes_only_finished_and_old_deliveries() {
         "idempotent"
     );
 }
+
+#[test]
+fn one_pending_delivery_per_webhook_and_event_is_decided_by_the_database() {
+    let (app, s) = (app(), sqlite());
+    let id = subscribe(&app, &s, ALICE, &["report.finalized"]);
+    let (_, event) = publish(&app, &s, ALICE, "report.finalized");
+    let event = event["data"]["id"].as_str().unwrap().to_string();
+    for message in take_queue(&s) {
+        assert_eq!(consume(&app, &s, &message), Disposition::Ack);
+    }
+    let path = format!("/api/v1/webhooks/{id}/deliveries/{event}/redeliver");
+    let statuses: Vec<u16> = (0..8)
+        .map(|_| call(&app, &s, ALICE, Method::Post, &path, None).0)
+        .collect();
+    assert_eq!(
+        statuses.iter().filter(|s| **s == 202).count(),
+        1,
+        "{statuses:?}"
+    );
+    assert_eq!(
+        statuses.iter().filter(|s| **s == 409).count(),
+        7,
+        "{statuses:?}"
+    );
+    // The index itself refuses a second pending row, whatever reads came before it: two
+    // redelivers that both passed a check cannot both insert.
+    let second = s.db.execute(
+        "INSERT INTO deliveries (id, event_id, webhook_id, state, attempts, next_attempt_ms, \
+         created_at, updated_at) SELECT 'dlv_race', event_id, webhook_id, 'pending', 0, 0, 'x', 'x' \
+         FROM deliveries WHERE state = 'pending' LIMIT 1",
+        [],
+    );
+    assert!(second.unwrap_err().to_string().contains("UNIQUE"));
+    assert_eq!(
+        s.scalar("SELECT COUNT(*) FROM deliveries WHERE state = 'pending'"),
+        1
+    );
+    assert_eq!(
+        take_queue(&s).len(),
+        1,
+        "one message for the one redelivery"
+    );
+}

@@ -13,7 +13,7 @@ pub mod subscriptions;
 
 use hmac::{Hmac, Mac};
 use sha2::Sha256;
-use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
+use std::net::{IpAddr, Ipv4Addr};
 
 /// The event types a subscription may ask for.
 pub const EVENT_TYPES: [&str; 6] = [
@@ -103,99 +103,128 @@ fn invalid(field: &'static str, reason: impl Into<String>) -> Invalid {
     }
 }
 
-/// Checks a subscriber URL: https only (http only to a loopback address when
-/// `allow_loopback_http`, for local testing), no credentials, and no host that points inside:
-/// no private, loopback, link-local, unspecified, shared or metadata address literal and no
-/// `localhost`/`.local`/`.internal` name.
-pub fn check_url(url: &str, allow_loopback_http: bool) -> Result<(), Invalid> {
+/// Checks a subscriber URL and returns it normalised, as it will be fetched.
+///
+/// The URL is parsed by the WHATWG URL standard (the `url` crate), the standard the runtime's
+/// `fetch` follows, and the host it produces is judged, so no spelling reaches a host that the
+/// check did not see: IPv4 in every numeric form (`0x7f000001`, `2130706433`, `127.1`,
+/// `0177.0.0.1`, percent-encoded or fullwidth digits), IPv6 with an embedded IPv4 (mapped,
+/// compatible, NAT64, 6to4, Teredo), and names after IDNA mapping (`ⓛⓞⓒⓐⓛⓗⓞⓢⓣ` is
+/// `localhost`). Refused: anything but https (http only to a loopback address when
+/// `allow_loopback_http`, for local testing), credentials, private, loopback, link-local,
+/// shared, reserved and metadata addresses, single-label names and local suffixes. Names that
+/// resolve to a private address (DNS rebinding) cannot be judged here: see the README.
+pub fn check_url(input: &str, allow_loopback_http: bool) -> Result<String, Invalid> {
     let field = "url";
-    if url.len() > MAX_URL_CHARS || url.chars().any(|c| c.is_whitespace() || c.is_control()) {
+    if input.len() > MAX_URL_CHARS || input.chars().any(|c| c.is_whitespace() || c.is_control()) {
         return Err(invalid(field, "the URL is too long or contains spaces"));
     }
-    let (scheme, rest) = url
-        .split_once("://")
-        .ok_or_else(|| invalid(field, "the URL must be absolute (https://...)"))?;
-    let scheme = scheme.to_ascii_lowercase();
-    let authority = rest.split(['/', '?', '#']).next().unwrap_or_default();
-    if authority.contains('@') {
+    let url = url::Url::parse(input)
+        .map_err(|e| invalid(field, format!("not an absolute URL ({e}); use https://...")))?;
+    if !url.username().is_empty() || url.password().is_some() {
         return Err(invalid(
             field,
             "the URL must not carry credentials (user@host)",
         ));
     }
-    let host = match authority.strip_prefix('[') {
-        Some(v6) => v6
-            .split_once(']')
-            .map(|(h, _)| h)
-            .ok_or_else(|| invalid(field, "malformed IPv6 host"))?,
-        None => authority.rsplit_once(':').map_or(authority, |(h, port)| {
-            if port.bytes().all(|b| b.is_ascii_digit()) {
-                h
-            } else {
-                authority
-            }
-        }),
+    let host = url
+        .host()
+        .ok_or_else(|| invalid(field, "the URL has no host"))?;
+    let ip = match &host {
+        url::Host::Ipv4(v4) => Some(IpAddr::V4(*v4)),
+        url::Host::Ipv6(v6) => Some(IpAddr::V6(*v6)),
+        url::Host::Domain(_) => None,
     };
-    let host = host.trim_end_matches('.').to_ascii_lowercase();
-    if host.is_empty() {
-        return Err(invalid(field, "the URL has no host"));
-    }
-    let ip: Option<IpAddr> = host.parse().ok();
-    let loopback = ip.is_some_and(|ip| ip.is_loopback());
-    match scheme.as_str() {
+    match url.scheme() {
         "https" => {}
-        "http" if allow_loopback_http && loopback => return Ok(()),
-        "http" => return Err(invalid(field, "the URL must use https")),
+        "http" if allow_loopback_http && ip.is_some_and(|ip| ip.is_loopback()) => {
+            return Ok(url.to_string())
+        }
         _ => return Err(invalid(field, "the URL must use https")),
     }
-    if host == "localhost"
+    match host {
+        url::Host::Domain(name) => check_name(name)?,
+        _ => {
+            if ip.is_some_and(is_internal) {
+                return Err(invalid(
+                    field,
+                    "the URL must not point to a private, loopback, link-local or metadata address",
+                ));
+            }
+        }
+    }
+    Ok(url.to_string())
+}
+
+/// A host name, as the URL standard leaves it (lower case, IDNA-mapped to ASCII): a public,
+/// dotted name, not a local one.
+fn check_name(name: &str) -> Result<(), Invalid> {
+    let name = name.trim_end_matches('.');
+    if !name.contains('.') {
+        return Err(invalid(
+            "url",
+            "the URL's host must be a public domain name (a single-label name is local)",
+        ));
+    }
+    let local = name == "localhost"
         || [
             ".localhost",
             ".local",
             ".internal",
             ".localdomain",
             ".home.arpa",
+            ".intranet",
+            ".lan",
+            ".corp",
         ]
         .iter()
-        .any(|suffix| host.ends_with(suffix))
-    {
+        .any(|suffix| name.ends_with(suffix));
+    if local {
         return Err(invalid(
-            field,
+            "url",
             "the URL must not point to a local host name",
         ));
-    }
-    if let Some(ip) = ip {
-        if is_internal(ip) {
-            return Err(invalid(
-                field,
-                "the URL must not point to a private, loopback, link-local or metadata address",
-            ));
-        }
     }
     Ok(())
 }
 
-/// Addresses a webhook must never be sent to.
+/// Addresses a webhook must never be sent to, including IPv6 forms that carry an IPv4 address
+/// a router would reach: mapped, compatible, NAT64 (`64:ff9b::/96`), 6to4 (`2002::/16`) and
+/// Teredo (`2001::/32`, server and client).
 fn is_internal(ip: IpAddr) -> bool {
     match ip {
         IpAddr::V4(v4) => is_internal_v4(v4),
         IpAddr::V6(v6) => {
-            if let Some(v4) = v6.to_ipv4_mapped() {
-                return is_internal_v4(v4);
-            }
-            let first = v6.segments()[0];
+            let s = v6.segments();
+            let v4 = |hi: u16, lo: u16| Ipv4Addr::from((u32::from(hi) << 16) | u32::from(lo));
+            let embedded: Vec<Ipv4Addr> = match s {
+                // IPv4-mapped ::ffff:a.b.c.d and IPv4-compatible ::a.b.c.d.
+                [0, 0, 0, 0, 0, 0xffff, hi, lo] | [0, 0, 0, 0, 0, 0, hi, lo] => vec![v4(hi, lo)],
+                // NAT64, the well-known prefix.
+                [0x64, 0xff9b, 0, 0, 0, 0, hi, lo] => vec![v4(hi, lo)],
+                // 6to4: the IPv4 address follows the prefix.
+                [0x2002, hi, lo, ..] => vec![v4(hi, lo)],
+                // Teredo: the server, and the client (obfuscated by inverting its bits).
+                [0x2001, 0, shi, slo, _, _, chi, clo] => vec![v4(shi, slo), v4(!chi, !clo)],
+                _ => vec![],
+            };
+            let first = s[0];
             v6.is_loopback()
                 || v6.is_unspecified()
+                || embedded.into_iter().any(is_internal_v4)
                 || (first & 0xfe00) == 0xfc00 // unique local fc00::/7 (includes fd00:ec2::254)
                 || (first & 0xffc0) == 0xfe80 // link-local fe80::/10
+                || (first & 0xffc0) == 0xfec0 // site-local fec0::/10 (deprecated)
                 || (first & 0xff00) == 0xff00 // multicast
-                || v6 == Ipv6Addr::new(0x64, 0xff9b, 0, 0, 0, 0, 0, 0) // NAT64 prefix itself
+                || (s[0] == 0x64 && s[1] == 0xff9b && s[2] == 1) // local-use NAT64 64:ff9b:1::/48
+                || (s[0] == 0x2001 && s[1] == 0x0db8) // documentation 2001:db8::/32
+                || (s[0] == 0x0100 && s[1..4] == [0, 0, 0]) // discard 100::/64
         }
     }
 }
 
 fn is_internal_v4(v4: Ipv4Addr) -> bool {
-    let [a, b, _, _] = v4.octets();
+    let [a, b, c, _] = v4.octets();
     v4.is_private()
         || v4.is_loopback()
         || v4.is_link_local() // includes the 169.254.169.254 metadata service
@@ -204,8 +233,11 @@ fn is_internal_v4(v4: Ipv4Addr) -> bool {
         || v4.is_multicast()
         || a == 0
         || (a == 100 && (64..128).contains(&b)) // shared address space 100.64.0.0/10
-        || (a == 192 && b == 0 && v4.octets()[2] == 0) // IETF protocol assignments
+        || (a == 192 && b == 0 && c == 0) // IETF protocol assignments
+        || (a == 192 && b == 0 && c == 2) // documentation TEST-NET-1
         || (a == 198 && (b == 18 || b == 19)) // benchmarking
+        || (a == 198 && b == 51 && c == 100) // documentation TEST-NET-2
+        || (a == 203 && b == 0 && c == 113) // documentation TEST-NET-3
         || a >= 240 // reserved
 }
 
@@ -314,7 +346,7 @@ mod tests {
     }
 
     #[test]
-    fn subscriber_urls_that_point_inside_are_refused() {
+    fn subscriber_urls_that_point_inside_are_refused_in_every_spelling() {
         for url in [
             "http://example.org/hook",
             "ftp://example.org/hook",
@@ -337,19 +369,65 @@ mod tests {
             "https://[::ffff:10.0.0.1]/hook",
             "https://exa mple.org/hook",
             "http://127.0.0.1:9000/hook",
+            // Numeric IPv4 forms the URL standard reads as 127.0.0.1 (or 0.0.0.0).
+            "https://0x7f000001/",
+            "https://2130706433/",
+            "https://017700000001/",
+            "https://127.1/",
+            "https://0/",
+            "https://0x7f.0.0.1/",
+            "https://0177.0.0.1/",
+            "https://127.000.000.001/",
+            "https://%31%32%37.0.0.1/",
+            "https://\u{ff11}\u{ff12}\u{ff17}.\u{ff10}.\u{ff10}.\u{ff11}/",
+            // Names that IDNA maps to localhost.
+            "https://\u{24db}\u{24de}\u{24d2}\u{24d0}\u{24db}\u{24d7}\u{24de}\u{24e2}\u{24e3}/",
+            "https://\u{ff4c}\u{ff4f}\u{ff43}\u{ff41}\u{ff4c}\u{ff48}\u{ff4f}\u{ff53}\u{ff54}/",
+            "https://local\u{ad}host/",
+            // A backslash ends the host in a special URL.
+            "https://127.0.0.1\\.good.com/",
+            // IPv6 that embeds a forbidden IPv4, and zone ids.
+            "https://[::127.0.0.1]/",
+            "https://[64:ff9b::a9fe:a9fe]/",
+            "https://[2002:7f00:1::]/",
+            "https://[2001:0:4136:e378:8000:63bf:80ff:fffe]/",
+            "https://[fe80::1%25eth0]/",
+            // Single-label names, and ports out of range.
+            "https://metadata/",
+            "https://intranet/",
+            "https://example.org:99999/",
+            "https://example.org:-1/",
         ] {
             assert!(check_url(url, false).is_err(), "{url} should be refused");
         }
-        for url in [
-            "https://example.org/hook",
-            "https://hooks.example.org:8443/radref?x=1",
-            "https://93.184.216.34/hook",
-            "https://[2606:4700::1111]/hook",
+    }
+
+    #[test]
+    fn public_subscriber_urls_are_accepted_and_normalised() {
+        for (url, normalised) in [
+            ("https://example.org/hook", "https://example.org/hook"),
+            ("https://EXAMPLE.org:443/hook", "https://example.org/hook"),
+            (
+                "https://hooks.example.org:8443/radref?x=1",
+                "https://hooks.example.org:8443/radref?x=1",
+            ),
+            ("https://93.184.216.34/hook", "https://93.184.216.34/hook"),
+            (
+                "https://[2606:4700::1111]/hook",
+                "https://[2606:4700::1111]/hook",
+            ),
+            (
+                "https://b\u{fc}cher.example/",
+                "https://xn--bcher-kva.example/",
+            ),
         ] {
-            assert_eq!(check_url(url, false), Ok(()), "{url}");
+            assert_eq!(check_url(url, false).as_deref(), Ok(normalised), "{url}");
         }
         // Local testing: plain http to a loopback address only, and only when allowed.
-        assert_eq!(check_url("http://127.0.0.1:9000/hook", true), Ok(()));
+        assert_eq!(
+            check_url("http://127.0.0.1:9000/hook", true).as_deref(),
+            Ok("http://127.0.0.1:9000/hook")
+        );
         assert!(check_url("http://10.0.0.1:9000/hook", true).is_err());
         assert!(check_url("http://localhost:9000/hook", true).is_err());
     }

@@ -171,8 +171,21 @@ pub async fn publish<S: Services>(
         ],
     );
     let forget_event = Statement::new("DELETE FROM events WHERE id = ?1", vec![id.clone().into()]);
-    let deliveries =
-        queue_deliveries(services, Some((event, forget_event)), &id, &webhooks, now).await?;
+    // A new event has no delivery yet: only its idempotency key can be taken.
+    let conflict = || ApiError::Conflict {
+        message: "this Idempotency-Key is already in use".into(),
+        field: "Idempotency-Key".into(),
+        existing_id: None,
+    };
+    let deliveries = queue_deliveries(
+        services,
+        Some((event, forget_event)),
+        &id,
+        &webhooks,
+        now,
+        conflict,
+    )
+    .await?;
     Ok(Published {
         envelope,
         deliveries,
@@ -190,6 +203,7 @@ pub async fn queue_deliveries<S: Services>(
     event_id: &str,
     webhooks: &[String],
     now: u64,
+    conflict: impl FnOnce() -> ApiError,
 ) -> Result<usize, ApiError> {
     let stamp = iso8601(now);
     let mut ids = Vec::with_capacity(webhooks.len());
@@ -210,15 +224,9 @@ pub async fn queue_deliveries<S: Services>(
         ));
         ids.push(id);
     }
-    // Only the event's idempotency key is unique among these rows.
-    services
-        .batch(writes)
-        .await
-        .on_unique(|| ApiError::Conflict {
-            message: "this Idempotency-Key is already in use".into(),
-            field: "Idempotency-Key".into(),
-            existing_id: None,
-        })?;
+    // Unique among these rows: the event's idempotency key, and one pending delivery per
+    // webhook and event (migration 0006). The caller says which conflict it can meet.
+    services.batch(writes).await.on_unique(conflict)?;
     if ids.is_empty() {
         return Ok(0);
     }

@@ -165,7 +165,7 @@ pub async fn create<S: Services>(
 ) -> Result<Webhook, ApiError> {
     let url = string_value(fields, "url")?
         .ok_or_else(|| ApiError::validation("url", "'url' is required"))?;
-    check_url(url, config.allow_http_loopback).map_err(rejected)?;
+    let url = check_url(url, config.allow_http_loopback).map_err(rejected)?;
     let events = events_value(fields)?
         .ok_or_else(|| ApiError::validation("events", "'events' is required"))?;
     let secret = string_value(fields, "secret")?
@@ -184,7 +184,7 @@ pub async fn create<S: Services>(
     let w = Webhook {
         id: format!("wh_{}", services.random_hex(12)?),
         user_id: who.user_id.clone(),
-        url: url.to_string(),
+        url,
         events,
         active: true,
         deactivated_at: None,
@@ -253,8 +253,7 @@ pub async fn update<S: Services>(
 ) -> Result<Webhook, ApiError> {
     let mut w = owned(services, who, id).await?;
     if let Some(url) = string_value(fields, "url")? {
-        check_url(url, config.allow_http_loopback).map_err(rejected)?;
-        w.url = url.to_string();
+        w.url = check_url(url, config.allow_http_loopback).map_err(rejected)?;
     }
     if let Some(events) = events_value(fields)? {
         w.events = events;
@@ -400,7 +399,7 @@ pub async fn attempts<S: Services>(
 }
 
 /// Sends an event that was delivered to a subscription again, unless a delivery of it is
-/// still pending.
+/// still pending (409).
 pub async fn redeliver<S: Services>(
     services: &S,
     who: &Principal,
@@ -422,18 +421,16 @@ pub async fn redeliver<S: Services>(
             event_id.chars().take(64).collect::<String>()
         )));
     }
-    if rows
-        .iter()
-        .any(|r| text(r, "state").as_deref() == Some("pending"))
-    {
-        return Err(ApiError::Conflict {
-            message: "a delivery of this event to this webhook is still in progress".into(),
-            field: "event_id".into(),
-            existing_id: None,
-        });
-    }
+    // At most one pending delivery per webhook and event: the partial unique index decides
+    // between concurrent redelivers, not a read before the write.
+    let in_progress = || ApiError::Conflict {
+        message: "a delivery of this event to this webhook is still in progress".into(),
+        field: "event_id".into(),
+        existing_id: None,
+    };
     let now = services.now_ms();
-    queue_deliveries(services, None, event_id, std::slice::from_ref(&w.id), now).await?;
+    let targets = std::slice::from_ref(&w.id);
+    queue_deliveries(services, None, event_id, targets, now, in_progress).await?;
     Ok(w)
 }
 
