@@ -1,6 +1,7 @@
 //! Host microbenchmarks of the corpus routes: search, detail lookup and filtered lists, each
 //! through the whole request handler (`app::handle`) as the worker runs it, plus the bare
-//! search function. Prints median, p99 and mean per call. Run with `make bench`.
+//! search function, and the template sanitiser on its worst cases. Prints median, p99 and mean
+//! per call. Run with `make bench`.
 
 use radref::app::handle;
 use radref::config::Config;
@@ -13,6 +14,9 @@ use std::time::{Duration, Instant};
 
 const ROUNDS: usize = 10_000;
 const WARMUP: usize = 500;
+/// Rows whose one call takes milliseconds run fewer times, so the whole bench stays short.
+const HEAVY_ROUNDS: usize = 200;
+const HEAVY_WARMUP: usize = 10;
 
 /// The query mix: exact names, typos, categories and finding-like phrases.
 const QUERIES: &[&str] = &[
@@ -28,20 +32,24 @@ const QUERIES: &[&str] = &[
     "gallbladder polyp 7 mm",
 ];
 
-fn measure(name: &str, mut f: impl FnMut(usize)) {
-    for i in 0..WARMUP {
+fn measure(name: &str, f: impl FnMut(usize)) {
+    measure_rounds(name, WARMUP, ROUNDS, f);
+}
+
+fn measure_rounds(name: &str, warmup: usize, rounds: usize, mut f: impl FnMut(usize)) {
+    for i in 0..warmup {
         f(i);
     }
-    let mut times: Vec<Duration> = Vec::with_capacity(ROUNDS);
-    for i in 0..ROUNDS {
+    let mut times: Vec<Duration> = Vec::with_capacity(rounds);
+    for i in 0..rounds {
         let start = Instant::now();
         f(i);
         times.push(start.elapsed());
     }
     times.sort();
-    let median = times[ROUNDS / 2];
-    let p99 = times[ROUNDS * 99 / 100];
-    let mean = times.iter().sum::<Duration>() / ROUNDS as u32;
+    let median = times[rounds / 2];
+    let p99 = times[rounds * 99 / 100];
+    let mean = times.iter().sum::<Duration>() / rounds as u32;
     println!(
         "| {name:<44} | {:>9.1} | {:>9.1} | {:>9.1} |",
         median.as_nanos() as f64 / 1000.0,
@@ -72,7 +80,8 @@ fn main() {
         .map(|s| format!("/api/v1/systems/{}", s.slug))
         .collect();
     println!(
-        "{} systems; {ROUNDS} calls per row after {WARMUP} warm-up calls; times in microseconds",
+        "{} systems; {ROUNDS} calls per row after {WARMUP} warm-up calls ({HEAVY_ROUNDS} after \
+         {HEAVY_WARMUP} for the sanitiser rows); times in microseconds",
         SYSTEMS.len()
     );
     println!(
@@ -127,4 +136,25 @@ fn main() {
             &body,
         ));
     });
+    // The sanitiser's worst cases: a long run of `&` (each one used to search the rest of the
+    // input for a `;`), and many close tags that match no open element (each one used to walk
+    // the whole stack of open elements).
+    let ampersands = "&".repeat(100_000);
+    measure_rounds(
+        "html::sanitize, 100,000 '&'",
+        HEAVY_WARMUP,
+        HEAVY_ROUNDS,
+        |_| {
+            black_box(radref::html::sanitize(&ampersands));
+        },
+    );
+    let mismatched = "<b></i>".repeat(14_000);
+    measure_rounds(
+        "html::sanitize, '<b></i>' x 14,000",
+        HEAVY_WARMUP,
+        HEAVY_ROUNDS,
+        |_| {
+            black_box(radref::html::sanitize(&mismatched));
+        },
+    );
 }
