@@ -1,7 +1,8 @@
 //! Host microbenchmarks of the corpus routes: search, detail lookup and filtered lists, each
 //! through the whole request handler (`app::handle`) as the worker runs it, plus the bare
-//! search function, and the template sanitiser on its worst cases. Prints median, p99 and mean
-//! per call. Run with `make bench`.
+//! search function, and the pure work whose cost grows with the input: the template sanitiser
+//! on its worst cases and grounded context for the longest finding accepted. Prints median, p99
+//! and mean per call. Run with `make bench`.
 
 use radref::app::handle;
 use radref::config::Config;
@@ -81,7 +82,7 @@ fn main() {
         .collect();
     println!(
         "{} systems; {ROUNDS} calls per row after {WARMUP} warm-up calls ({HEAVY_ROUNDS} after \
-         {HEAVY_WARMUP} for the sanitiser rows); times in microseconds",
+         {HEAVY_WARMUP} for the sanitiser and context rows); times in microseconds",
         SYSTEMS.len()
     );
     println!(
@@ -155,6 +156,28 @@ fn main() {
         HEAVY_ROUNDS,
         |_| {
             black_box(radref::html::sanitize(&mismatched));
+        },
+    );
+    // The longest finding the context route takes: a whole CT report of about 8,000
+    // characters, hundreds of distinct words, many of them fuzzed against the index.
+    let report = include_str!("../tests/fixtures/long_finding.txt");
+    let query =
+        radref::context::ContextQuery::new(Some(report.to_string()), None, None, None, None, None)
+            .expect("the report is a valid finding");
+    measure_rounds(
+        "context::rank, 8,000-char finding",
+        HEAVY_WARMUP,
+        HEAVY_ROUNDS,
+        |_| {
+            black_box(radref::context::rank(&query));
+        },
+    );
+    measure_rounds(
+        "context 8,000-char finding",
+        HEAVY_WARMUP,
+        HEAVY_ROUNDS,
+        |_| {
+            black_box(radref::context::to_json(&query));
         },
     );
 }

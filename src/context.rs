@@ -16,7 +16,7 @@ use crate::error::ApiError;
 use crate::search;
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 
 /// Largest accepted POST body, in bytes: room for the longest text even when every character
 /// is sent as a JSON escape (up to 12 bytes for a surrogate pair), so an over-long text is
@@ -928,6 +928,9 @@ pub fn rank_with_withheld(query: &ContextQuery) -> (Finding, Vec<Selected>, Vec<
     // Search relevance per system: its best document, plus a share of its matched outcomes.
     let mut base: BTreeMap<usize, (f64, f64, Vec<String>)> = BTreeMap::new();
     let mut codes: BTreeMap<&str, Vec<&'static str>> = BTreeMap::new();
+    // The matched terms already listed per system. A long finding matches hundreds of terms,
+    // each hit gives its reasons again, and looking each one up in the list walked the list.
+    let mut listed: HashSet<(usize, &str)> = HashSet::new();
     for (rank, hit) in hits.iter().enumerate() {
         if let (Some(code), true) = (hit.code, rank < 200) {
             codes.entry(hit.slug).or_default().push(code);
@@ -940,7 +943,7 @@ pub fn rank_with_withheld(query: &ContextQuery) -> (Finding, Vec<Selected>, Vec<
             entry.1 += hit.score * 0.3;
         }
         for reason in &hit.why {
-            if !entry.2.contains(&reason.matched) {
+            if listed.insert((index, reason.matched.as_str())) {
                 entry.2.push(reason.matched.clone());
             }
         }
@@ -1664,6 +1667,62 @@ mod tests {
         assert!(md.contains("References:\n[1] "));
         assert!(md.contains("about "));
         assert!(md.contains("`fleischner-2017`"));
+    }
+
+    /// A whole CT report near the longest text accepted: what it says is read, and the systems
+    /// chosen are those of the organs it reports on, the incidental adrenal nodule and the renal
+    /// findings of its impression among them. (Cue phrases fire on negated mentions too, "no
+    /// gallbladder polyp" or "not in a lung cancer screening programme", so the exact order is
+    /// not what a radiologist would give and is not asserted.)
+    #[test]
+    fn a_long_report_is_read_and_ranked_sensibly() {
+        let report = include_str!("../tests/fixtures/long_finding.txt");
+        let chars = report.chars().count();
+        assert!((7_500..=MAX_TEXT_CHARS).contains(&chars), "{chars}");
+        let mut query = q(report);
+        query.limit = MAX_LIMIT;
+        query.verified = false;
+        let (finding, selected) = rank(&query);
+        for organ in ["lung", "adrenal", "kidney", "liver", "gallbladder"] {
+            assert!(finding.organs.contains(&organ), "{organ}");
+        }
+        assert!(finding.modalities.contains(&"CT"));
+        assert!(finding.sizes_mm.contains(&8.0) && finding.sizes_mm.contains(&14.0));
+        assert_eq!(finding.age_years, Some(64.0));
+        assert!(finding.cues.contains(&"incidental"));
+        let slugs: Vec<&str> = selected.iter().map(|s| s.system.slug).collect();
+        assert_eq!(slugs.len(), MAX_LIMIT, "{slugs:?}");
+        for slug in [
+            "acr-if-adrenal-2017",
+            "ese-adrenal-incidentaloma-2023",
+            "acr-if-renal-2018",
+        ] {
+            assert!(slugs.contains(&slug), "{slug} not in {slugs:?}");
+        }
+        for s in &selected {
+            assert!(
+                s.system.organs.iter().any(|o| finding.organs.contains(o)),
+                "{} concerns no organ of the report",
+                s.system.slug
+            );
+            assert!(s.reasons.iter().any(|r| r.starts_with("organ: ")));
+        }
+        // The answer an assistant gets is one cited block that quotes the report cut short.
+        query.limit = DEFAULT_LIMIT;
+        let md = to_markdown(&query);
+        assert!(md.contains("References:\n[1] "));
+        for s in &selected[..DEFAULT_LIMIT] {
+            assert!(
+                md.contains(&format!("`{}`", s.system.slug)),
+                "{}",
+                s.system.slug
+            );
+        }
+        let quoted = md.lines().find(|l| l.starts_with("Finding: ")).unwrap();
+        assert!(
+            quoted.ends_with('…') && quoted.chars().count() <= 610,
+            "{quoted}"
+        );
     }
 }
 

@@ -4,11 +4,14 @@
 //! up in the `fst` index three ways: exactly, as a prefix (search as you type) and within an
 //! edit distance that grows with the term's length (typos; a swap of two adjacent letters
 //! counts as one edit). The fuzzy lookup walks the index with [`Fuzzy`], an automaton whose
-//! state is a row of the edit-distance table, so nothing is built per query and whole branches
-//! of the index are skipped as soon as they cannot come within the distance. Every document a term reaches
-//! scores the weight of the field it was found in times the quality of the match; a document's
-//! score is the sum over query terms of its best match, with a bonus when every query word
-//! matched. Hits say which term matched what, where and how.
+//! state is a few bytes of the edit-distance table, so nothing is built or allocated per query
+//! and whole branches of the index are skipped as soon as they cannot come within the distance.
+//! Every document a term reaches scores the weight of the field it was found in times the
+//! quality of the match; a document's score is the sum over query terms of its best match, with
+//! a bonus when every query word matched. Hits say which term matched what, where and how.
+//!
+//! A query may be a whole pasted report (grounded context takes 8,000 characters), so the work
+//! per term is bounded: no step walks the query's words or terms again.
 
 use crate::corpus::compiled::{DocKind, DOCS, FST, POSTINGS, SYSTEMS};
 use crate::corpus::index::read_postings;
@@ -151,11 +154,8 @@ fn candidates(map: &Map<&'static [u8]>, term: &str, expand: Expand) -> Vec<Candi
         fuzziness(term)
     };
     if distance > 0 {
-        let mut stream = map
-            .search(Fuzzy::new(term.as_bytes(), distance as u8))
-            .into_stream();
         let mut n = 0;
-        while let Some((key, id)) = stream.next() {
+        Fuzzy::new(term.as_bytes(), distance as u8).walk(map.as_fst(), |key, id| {
             let key = String::from_utf8_lossy(key).into_owned();
             if key != term && !out.iter().any(|c| c.term == key) {
                 let d = edit_distance(term, &key);
@@ -166,13 +166,93 @@ fn candidates(map: &Map<&'static [u8]>, term: &str, expand: Expand) -> Vec<Candi
                     distance: d,
                 });
                 n += 1;
-                if n >= MAX_EXPANSIONS {
-                    break;
+            }
+            n < MAX_EXPANSIONS
+        });
+    }
+    out
+}
+
+/// The distinct words of a query, for telling which of them a document's matching terms account
+/// for (a document that accounts for every word gets a bonus).
+///
+/// Long text (a pasted report) has thousands of words and terms, so a term's words are found by
+/// hashing, never by walking the word list: a walk per term and document made a search of long
+/// text quadratic in its length.
+struct QueryWords<'a> {
+    /// Each distinct word: its slot, and whether it occurs more than once.
+    slots: HashMap<&'a str, (usize, bool)>,
+    /// The longest word, in bytes.
+    longest: usize,
+}
+
+impl<'a> QueryWords<'a> {
+    fn new(words: &'a [String]) -> QueryWords<'a> {
+        let mut slots: HashMap<&str, (usize, bool)> = HashMap::with_capacity(words.len());
+        for w in words {
+            let next = slots.len();
+            slots
+                .entry(w.as_str())
+                .and_modify(|(_, repeated)| *repeated = true)
+                .or_insert((next, false));
+        }
+        let longest = words.iter().map(String::len).max().unwrap_or(0);
+        QueryWords { slots, longest }
+    }
+
+    fn contains(&self, term: &str) -> bool {
+        self.slots.contains_key(term)
+    }
+
+    /// The slots of the words a term accounts for in every place they occur. A word matched as
+    /// itself accounts for its first occurrence only, so for a repeated word nothing; a joined
+    /// term ("tirads") accounts for every word it contains, wherever it occurs.
+    ///
+    /// Only terms that met the index are asked about, and those are no longer than the longest
+    /// index key (joined terms are not fuzzed), so the substrings tried are few.
+    fn accounted_for(&self, term: &str) -> Vec<usize> {
+        if let Some(&(slot, repeated)) = self.slots.get(term) {
+            return if repeated { Vec::new() } else { vec![slot] };
+        }
+        let mut out = Vec::new();
+        // Words and joined terms are folded to ASCII, so every byte offset is a boundary.
+        for start in 0..term.len() {
+            let end = term.len().min(start + self.longest);
+            for stop in start + 1..=end {
+                if let Some(&(slot, _)) = term.get(start..stop).and_then(|w| self.slots.get(w)) {
+                    out.push(slot);
                 }
             }
         }
+        out.sort_unstable();
+        out.dedup();
+        out
     }
-    out
+}
+
+/// The distinct words of the query a document has accounted for so far.
+struct Accounted {
+    seen: Vec<u64>,
+    count: usize,
+}
+
+impl Accounted {
+    fn new(words: usize) -> Accounted {
+        Accounted {
+            seen: vec![0; words.div_ceil(64)],
+            count: 0,
+        }
+    }
+
+    fn add(&mut self, slots: &[usize]) {
+        for &slot in slots {
+            let (cell, bit) = (slot / 64, 1u64 << (slot % 64));
+            if self.seen[cell] & bit == 0 {
+                self.seen[cell] |= bit;
+                self.count += 1;
+            }
+        }
+    }
 }
 
 /// Searches the corpus. `query` is free text; at most `limit` hits are returned, best first.
@@ -183,65 +263,69 @@ pub fn search(query: &str, limit: usize) -> Vec<Hit> {
     }
     let terms = text::identity_terms(query);
     let last_word = words.last().map(String::as_str);
+    let query_words = QueryWords::new(&words);
+    let distinct = query_words.slots.len();
     let map = index();
-    // doc -> (score, reasons, words matched)
-    let mut scored: HashMap<usize, (f64, Vec<Reason>, Vec<bool>)> = HashMap::new();
+    // Per document: score, reasons and the words accounted for. Documents are few and numbered,
+    // so they index vectors; hashing them cost more than the rest of a term's work.
+    let mut scored: Vec<Option<(f64, Vec<Reason>, Accounted)>> =
+        (0..DOCS.len()).map(|_| None).collect();
+    // The best match of the current term per document (score, candidate, field) and the
+    // documents it reached, kept from term to term. The reason is built for the best only.
+    let mut best: Vec<Option<(f64, usize, &'static str)>> = vec![None; DOCS.len()];
+    let mut reached: Vec<usize> = Vec::new();
     for term in &terms {
-        // Best match of this term per document.
-        let mut best: HashMap<usize, (f64, Reason)> = HashMap::new();
         let expand = Expand {
             prefix: last_word.is_some_and(|w| term.ends_with(w)),
-            fuzzy: words.contains(term),
+            fuzzy: query_words.contains(term),
         };
-        for c in candidates(&map, term, expand) {
+        let found = candidates(&map, term, expand);
+        for (i, c) in found.iter().enumerate() {
             let quality = c.kind.quality(c.distance);
             for p in read_postings(POSTINGS, c.id) {
                 let whole = if p.whole { 1.25 } else { 1.0 };
                 let score = p.field.weight() as f64 * quality * whole;
                 let doc = p.doc as usize;
-                if best.get(&doc).is_none_or(|(s, _)| score > *s) {
-                    best.insert(
-                        doc,
-                        (
-                            score,
-                            Reason {
-                                term: term.clone(),
-                                matched: c.term.clone(),
-                                kind: c.kind,
-                                distance: (c.kind == MatchKind::Fuzzy).then_some(c.distance),
-                                field: p.field.as_str(),
-                            },
-                        ),
-                    );
-                }
-            }
-        }
-        let word_index = words.iter().position(|w| w == term);
-        for (doc, (score, reason)) in best {
-            let entry = scored
-                .entry(doc)
-                .or_insert_with(|| (0.0, Vec::new(), vec![false; words.len()]));
-            entry.0 += score;
-            entry.1.push(reason);
-            match word_index {
-                Some(i) => entry.2[i] = true,
-                // A joined term ("tirads") stands for the words it joins.
-                None => {
-                    for (i, w) in words.iter().enumerate() {
-                        if term.contains(w.as_str()) {
-                            entry.2[i] = true;
-                        }
+                match best[doc] {
+                    Some((s, _, _)) if score <= s => {}
+                    Some(_) => best[doc] = Some((score, i, p.field.as_str())),
+                    None => {
+                        reached.push(doc);
+                        best[doc] = Some((score, i, p.field.as_str()));
                     }
                 }
             }
         }
+        if reached.is_empty() {
+            continue;
+        }
+        let accounted_for = query_words.accounted_for(term);
+        for doc in reached.drain(..) {
+            let Some((score, i, field)) = best[doc].take() else {
+                continue;
+            };
+            let c = &found[i];
+            let entry =
+                scored[doc].get_or_insert_with(|| (0.0, Vec::new(), Accounted::new(distinct)));
+            entry.0 += score;
+            entry.1.push(Reason {
+                term: term.clone(),
+                matched: c.term.clone(),
+                kind: c.kind,
+                distance: (c.kind == MatchKind::Fuzzy).then_some(c.distance),
+                field,
+            });
+            entry.2.add(&accounted_for);
+        }
     }
     let mut hits: Vec<Hit> = scored
         .into_iter()
-        .map(|(doc, (score, why, covered))| {
+        .enumerate()
+        .filter_map(|(doc, entry)| entry.map(|e| (doc, e)))
+        .map(|(doc, (score, why, accounted))| {
             let d = &DOCS[doc];
             let s = &SYSTEMS[d.system as usize];
-            let all = covered.iter().all(|c| *c);
+            let all = accounted.count == distinct;
             let score = if all { score * 1.5 } else { score };
             Hit {
                 kind: match d.kind {
@@ -321,30 +405,192 @@ pub fn edit_distance(a: &str, b: &str) -> u32 {
     d[a.len() * width + b.len()]
 }
 
+/// The most edits [`Fuzzy`] tells apart; a larger `max` counts as this.
+pub const MAX_EDITS: u8 = 3;
+/// Cells of a row kept: those within [`MAX_EDITS`] of the diagonal.
+const BAND: usize = 2 * MAX_EDITS as usize + 1;
+
 /// An `fst` automaton accepting the keys within `max` edits (optimal string alignment) of a
 /// query, over bytes.
 ///
 /// The state is the current row of the edit-distance table, with the previous row and the
 /// previous input byte for swaps. A branch of the index is abandoned as soon as every cell of
 /// the row exceeds `max`, which keeps the walk to a small part of the index.
+///
+/// Only the cells within `max` of the diagonal are kept, capped at `max + 1`: a cell further
+/// from the diagonal is above `max` whatever the strings, and the automaton only ever asks
+/// whether a cell is within `max`. So a state is a few bytes, copied without allocating. A
+/// search of a long finding fuzzes hundreds of words and visits thousands of states for each,
+/// and rows allocated per state made that walk the bulk of the work.
 #[derive(Clone, Debug)]
 pub struct Fuzzy<'a> {
     query: &'a [u8],
     max: u8,
 }
 
-/// A row of the edit-distance table and what swaps need from the step before.
-#[derive(Clone, Debug)]
+/// A band of a row of the edit-distance table and what swaps need from the row before.
+#[derive(Clone, Copy, Debug)]
 pub struct FuzzyState {
-    prev: Vec<u8>,
-    row: Vec<u8>,
+    /// Bytes of the key read: the row's number.
+    depth: usize,
+    /// Cell `depth - max + k` of the row at `k`, for `k` in `0..=2 * max`.
+    row: [u8; BAND],
+    /// The same band of the row before.
+    prev: [u8; BAND],
     last: Option<u8>,
 }
 
 impl<'a> Fuzzy<'a> {
-    /// Keys within `max` edits of `query`.
+    /// Keys within `max` edits of `query` (`max` at most [`MAX_EDITS`]).
     pub fn new(query: &'a [u8], max: u8) -> Fuzzy<'a> {
-        Fuzzy { query, max }
+        Fuzzy {
+            query,
+            max: max.min(MAX_EDITS),
+        }
+    }
+
+    /// The cells of a band.
+    fn width(&self) -> usize {
+        2 * self.max as usize + 1
+    }
+
+    /// A value beyond `max`: every cell the automaton cannot use any more.
+    fn over(&self) -> u8 {
+        self.max + 1
+    }
+
+    /// The column of the query that cell `k` of row `depth` stands for, if there is one.
+    fn column(&self, depth: usize, k: usize) -> Option<usize> {
+        (depth + k)
+            .checked_sub(self.max as usize)
+            .filter(|&j| j <= self.query.len())
+    }
+
+    /// The state before any byte of a key: row 0 of the table.
+    fn start_state(&self) -> FuzzyState {
+        let mut row = [self.over(); BAND];
+        for (k, cell) in row.iter_mut().enumerate().take(self.width()) {
+            if let Some(j) = self.column(0, k) {
+                *cell = j.min(self.over() as usize) as u8;
+            }
+        }
+        FuzzyState {
+            depth: 0,
+            row,
+            prev: [self.over(); BAND],
+            last: None,
+        }
+    }
+
+    /// Is the key read so far within `max` edits of the whole query?
+    fn matches(&self, s: &FuzzyState) -> bool {
+        // The cell of the whole query: column `len`, at `k = len + max - depth`.
+        (self.query.len() + self.max as usize)
+            .checked_sub(s.depth)
+            .filter(|&k| k < self.width())
+            .is_some_and(|k| s.row[k] <= self.max)
+    }
+
+    /// The state after one more byte of the key, or `None` when no key going on from here can
+    /// come within `max` edits.
+    fn step(&self, s: &FuzzyState, byte: u8) -> Option<FuzzyState> {
+        let q = self.query;
+        let (width, over) = (self.width(), self.over());
+        let depth = s.depth + 1;
+        let mut row = [over; BAND];
+        for k in 0..width {
+            let Some(j) = self.column(depth, k) else {
+                continue;
+            };
+            if j == 0 {
+                row[k] = depth.min(over as usize) as u8;
+                continue;
+            }
+            // Cell (depth - 1, j) sits at k + 1 of the row before, (depth - 1, j - 1) at k,
+            // (depth, j - 1) at k - 1 of this row and (depth - 2, j - 2) at k of the one before.
+            let cost = u8::from(q[j - 1] != byte);
+            let mut v = s.row[k] + cost;
+            if k + 1 < width {
+                v = v.min(s.row[k + 1] + 1);
+            }
+            if k > 0 {
+                v = v.min(row[k - 1] + 1);
+            }
+            if j > 1 && s.last == Some(q[j - 1]) && q[j - 2] == byte {
+                v = v.min(s.prev[k] + 1);
+            }
+            row[k] = v.min(over);
+        }
+        if row[..width].iter().all(|&d| d > self.max) {
+            return None;
+        }
+        Some(FuzzyState {
+            depth,
+            row,
+            prev: s.row,
+            last: Some(byte),
+        })
+    }
+
+    /// Hands the keys of `fst` this automaton accepts, in key order, with their values to
+    /// `visit`, until it returns `false`.
+    ///
+    /// The keys are those of `fst`'s own stream with this automaton, found with less work: the
+    /// stream reads the node behind every transition it tries and keeps dead branches on its
+    /// stack until it pops them, where this walk drops a branch before reading its node. Fuzzy
+    /// lookups are most of the cost of searching long text, and most of the branches they try
+    /// are dead.
+    pub fn walk<D: AsRef<[u8]>>(
+        &self,
+        fst: &fst::raw::Fst<D>,
+        mut visit: impl FnMut(&[u8], u64) -> bool,
+    ) {
+        struct Frame<'f> {
+            node: fst::raw::Node<'f>,
+            next: usize,
+            out: fst::raw::Output,
+            state: FuzzyState,
+        }
+        let root = fst.root();
+        let start = self.start_state();
+        if root.is_final() && self.matches(&start) && !visit(&[], root.final_output().value()) {
+            return;
+        }
+        let mut key: Vec<u8> = Vec::new();
+        let mut stack = vec![Frame {
+            node: root,
+            next: 0,
+            out: fst::raw::Output::zero(),
+            state: start,
+        }];
+        while let Some(frame) = stack.last_mut() {
+            if frame.next == frame.node.len() {
+                // Done with this node; the root has no byte of its own, so the key stays empty.
+                stack.pop();
+                key.pop();
+                continue;
+            }
+            let t = frame.node.transition(frame.next);
+            frame.next += 1;
+            let Some(state) = self.step(&frame.state, t.inp) else {
+                continue;
+            };
+            let out = frame.out.cat(t.out);
+            let node = fst.node(t.addr);
+            key.push(t.inp);
+            if node.is_final()
+                && self.matches(&state)
+                && !visit(&key, out.cat(node.final_output()).value())
+            {
+                return;
+            }
+            stack.push(Frame {
+                node,
+                next: 0,
+                out,
+                state,
+            });
+        }
     }
 }
 
@@ -352,20 +598,11 @@ impl fst::Automaton for Fuzzy<'_> {
     type State = Option<FuzzyState>;
 
     fn start(&self) -> Self::State {
-        let row: Vec<u8> = (0..=self.query.len())
-            .map(|i| i.min(u8::MAX as usize) as u8)
-            .collect();
-        Some(FuzzyState {
-            prev: Vec::new(),
-            row,
-            last: None,
-        })
+        Some(self.start_state())
     }
 
     fn is_match(&self, state: &Self::State) -> bool {
-        state
-            .as_ref()
-            .is_some_and(|s| s.row.last().is_some_and(|&d| d <= self.max))
+        state.as_ref().is_some_and(|s| self.matches(s))
     }
 
     fn can_match(&self, state: &Self::State) -> bool {
@@ -373,28 +610,7 @@ impl fst::Automaton for Fuzzy<'_> {
     }
 
     fn accept(&self, state: &Self::State, byte: u8) -> Self::State {
-        let s = state.as_ref()?;
-        let q = self.query;
-        let mut row = Vec::with_capacity(s.row.len());
-        row.push(s.row[0].saturating_add(1));
-        for j in 1..=q.len() {
-            let cost = u8::from(q[j - 1] != byte);
-            let mut v = (s.row[j].saturating_add(1))
-                .min(row[j - 1].saturating_add(1))
-                .min(s.row[j - 1].saturating_add(cost));
-            if j > 1 && s.last == Some(q[j - 1]) && q[j - 2] == byte && !s.prev.is_empty() {
-                v = v.min(s.prev[j - 2].saturating_add(1));
-            }
-            row.push(v);
-        }
-        if row.iter().all(|&d| d > self.max) {
-            return None;
-        }
-        Some(FuzzyState {
-            prev: s.row.clone(),
-            row,
-            last: Some(byte),
-        })
+        self.step(state.as_ref()?, byte)
     }
 }
 
@@ -541,5 +757,94 @@ mod tests {
         assert_eq!(edit_distance("", "abc"), 3);
         assert_eq!(edit_distance("müller", "muller"), 1);
         assert_eq!(edit_distance("recsit", "recist"), 1, "a swap is one edit");
+    }
+
+    /// The walk gives, in key order, exactly the index keys within reach: those `fst`'s own
+    /// stream gives with the same automaton, and those the edit distance puts within `max`.
+    #[test]
+    fn fuzzy_walk_finds_exactly_the_keys_within_reach() {
+        let map = index();
+        let keys = map.stream().into_str_vec().unwrap();
+        let mut queries: Vec<String> = [
+            "bosniack",
+            "fleischer",
+            "recsit",
+            "tirdas",
+            "lymhpoma",
+            "hypoechoic",
+            "ab",
+            "zzzz",
+            "nodlue",
+            "adrenl",
+            "pancreatitsi",
+            "qwertyuiop",
+        ]
+        .iter()
+        .map(|q| q.to_string())
+        .collect();
+        // Keys spread over the index, each with an edit or two.
+        for (i, (key, _)) in keys.iter().enumerate().step_by(313) {
+            let mut b = key.clone().into_bytes();
+            let at = i % b.len();
+            match i % 4 {
+                0 => b[at] = b'q',
+                1 => {
+                    b.remove(at);
+                }
+                2 => b.insert(at, b'e'),
+                _ => b.swap(at.saturating_sub(1), at),
+            }
+            if i % 3 == 0 {
+                b.push(b's');
+            }
+            queries.push(String::from_utf8(b).unwrap());
+        }
+        for query in &queries {
+            for max in 1..=MAX_EDITS {
+                let fuzzy = Fuzzy::new(query.as_bytes(), max);
+                let mut walked = Vec::new();
+                fuzzy.walk(map.as_fst(), |key, id| {
+                    walked.push((String::from_utf8(key.to_vec()).unwrap(), id));
+                    true
+                });
+                let streamed = map
+                    .search(fuzzy.clone())
+                    .into_stream()
+                    .into_str_vec()
+                    .unwrap();
+                let within: Vec<(String, u64)> = keys
+                    .iter()
+                    .filter(|(key, _)| edit_distance(query, key) <= max as u32)
+                    .cloned()
+                    .collect();
+                assert_eq!(walked, streamed, "{query} within {max}");
+                assert_eq!(walked, within, "{query} within {max}");
+                // Stopping early keeps the first keys.
+                let mut first = Vec::new();
+                fuzzy.walk(map.as_fst(), |key, _| {
+                    first.push(key.to_vec());
+                    first.len() < 2
+                });
+                assert_eq!(first.len(), walked.len().min(2), "{query} within {max}");
+            }
+        }
+    }
+
+    #[test]
+    fn words_are_accounted_for_as_before() {
+        let words: Vec<String> = ["lung", "rads", "lung", "a"]
+            .iter()
+            .map(|w| w.to_string())
+            .collect();
+        let query = QueryWords::new(&words);
+        let slot = |w: &str| query.slots[w].0;
+        // A repeated word matched as itself accounts only for its first place.
+        assert_eq!(query.accounted_for("lung"), Vec::<usize>::new());
+        assert_eq!(query.accounted_for("rads"), vec![slot("rads")]);
+        // A joined term accounts for every word it contains, wherever it occurs.
+        let mut joined = vec![slot("lung"), slot("rads"), slot("a")];
+        joined.sort();
+        assert_eq!(query.accounted_for("lungrads"), joined);
+        assert_eq!(query.accounted_for("xyz"), Vec::<usize>::new());
     }
 }
