@@ -47,6 +47,7 @@ echo "test keys loaded (tests/fixtures/keys.sql)"
 phase_done
 
 phase "test: start wrangler dev"
+WEBHOOK_KEY=$(python3 -c 'import secrets; print(secrets.token_hex(32))')
 # Low limits so the 429 paths are testable (the tests give each client its own address).
 # Webhooks: http to the tests' loopback receiver allowed, a 2-second retry schedule instead
 # of 1 min / 5 min / 30 min / 2 h, and a throw-away sealing key. --test-scheduled exposes
@@ -55,7 +56,7 @@ start_worker "$STATE" --test-scheduled --var ENVIRONMENT:test \
     --var CORPUS_RATE_LIMIT:40 --var CORPUS_RATE_WINDOW:600 \
     --var KEY_RATE_LIMIT:1500 --var KEY_RATE_WINDOW:600 \
     --var ALLOW_HTTP_LOOPBACK:true --var WEBHOOK_RETRY_DELAYS:2,2,2,2 \
-    --var "WEBHOOK_SECRET_KEY:$(python3 -c 'import secrets; print(secrets.token_hex(32))')"
+    --var "WEBHOOK_SECRET_KEY:$WEBHOOK_KEY"
 phase_done
 
 phase "test: integration tests over HTTP (cargo test --test integration)"
@@ -96,6 +97,16 @@ phase_done
 
 phase "test: RSS feed read by a standard parser (feedparser)"
 "$PY_VENV/bin/python" tests/contract/check_feed.py "$BASE_URL" || die "RSS feed check"
+phase_done
+
+phase "test: webhook deliveries survive a killed worker (tests/restart/recovery.py)"
+# The worker above is stopped first: this test runs its own on the same local state, kills it
+# with SIGKILL while deliveries are between retries, mid-POST and queued, and restarts it.
+stop_worker
+python3 tests/restart/recovery.py "$STATE" -- --var ENVIRONMENT:test \
+    --var ALLOW_HTTP_LOOPBACK:true --var WEBHOOK_RETRY_DELAYS:10,10,10,10 \
+    --var "WEBHOOK_SECRET_KEY:$WEBHOOK_KEY" \
+    || { echo "--- wrangler dev log (last 60 lines) ---"; tail -n 60 "$STATE/recovery-wrangler.log"; die "restart recovery test"; }
 phase_done
 
 printf '\nall checks passed in %ss\n' "$(($(date +%s) - TOTAL_START))"

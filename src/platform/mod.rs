@@ -203,6 +203,8 @@ fn classify(err: worker::Error) -> DbError {
 const DB: &str = "DB";
 /// The queue binding of webhook deliveries (wrangler.toml).
 const DELIVERIES: &str = "DELIVERIES";
+/// The name of the deliveries' dead-letter queue (wrangler.toml), which this worker consumes.
+const DEAD_LETTERS: &str = "radref-deliveries-dlq";
 
 thread_local! {
     /// The application state of this isolate, built on its first request and kept, so the
@@ -237,7 +239,7 @@ async fn fetch(
     to_worker(response)
 }
 
-/// Queue consumer of webhook deliveries.
+/// Queue consumer of webhook deliveries and of their dead-letter queue.
 ///
 /// Returning `Err` from a queue handler panics the isolate, so every message is acked or
 /// retried explicitly and the handler itself always returns `Ok`.
@@ -250,6 +252,7 @@ async fn queue(
     console_error_panic_hook::set_once();
     let app = APP.with(|app| app.get_or_init(|| Rc::new(App::new(config(&env)))).clone());
     let services = WorkerServices { env };
+    let dead_letters = batch.queue() == DEAD_LETTERS;
     // Each message is one attempt to one subscriber; a slow subscriber (up to the 5-second
     // limit) must not hold up the others of the batch, so they run concurrently.
     let attempts = batch.raw_iter().map(|raw| {
@@ -260,7 +263,12 @@ async fn queue(
                 .as_string()
                 .and_then(|text| serde_json::from_str(&text).ok())
                 .unwrap_or(serde_json::Value::Null);
-            match crate::webhooks::delivery::process(&app.config, services, &body).await {
+            let disposition = if dead_letters {
+                crate::webhooks::recovery::revive(services, &body).await
+            } else {
+                crate::webhooks::delivery::process(&app.config, services, &body).await
+            };
+            match disposition {
                 Disposition::Ack => raw.ack(),
                 Disposition::Retry(delay) => raw.retry_with_options(
                     &QueueRetryOptionsBuilder::new()
@@ -274,13 +282,28 @@ async fn queue(
     Ok(())
 }
 
-/// The daily sweep of finished webhook deliveries (the Cron Trigger in wrangler.toml).
+/// The Cron Triggers of `wrangler.toml`: every one re-queues stranded deliveries; the daily
+/// one also removes finished deliveries past the retention period.
 #[event(scheduled)]
 async fn scheduled(event: worker::ScheduledEvent, env: Env, _ctx: worker::ScheduleContext) {
+    use crate::webhooks::{recovery, retention};
     console_error_panic_hook::set_once();
     let app = APP.with(|app| app.get_or_init(|| Rc::new(App::new(config(&env)))).clone());
     let services = WorkerServices { env };
-    match crate::webhooks::retention::sweep(&app.config, &services).await {
+    match recovery::sweep(&services).await {
+        Ok(0) => {}
+        Ok(queued) => services.log(&format!(
+            "recovery sweep ({}): queued {queued} stranded deliveries again",
+            event.cron()
+        )),
+        Err(err) => services.log(&format!(
+            "recovery sweep failed, the next one will retry: {err:?}"
+        )),
+    }
+    if event.cron() != retention::CRON {
+        return;
+    }
+    match retention::sweep(&app.config, &services).await {
         Ok(swept) => services.log(&format!(
             "retention sweep ({}; {} days): removed {} attempts, {} deliveries, {} events",
             event.cron(),

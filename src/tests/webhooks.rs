@@ -632,3 +632,163 @@ fn one_pending_delivery_per_webhook_and_event_is_decided_by_the_database() {
         "one message for the one redelivery"
     );
 }
+
+#[test]
+fn the_recovery_sweep_queues_stranded_deliveries_only() {
+    use crate::webhooks::recovery::sweep;
+    let (app, s) = (app(), sqlite());
+    subscribe(&app, &s, ALICE, &["report.finalized", "report.sent"]);
+    // Three deliveries whose messages are lost: one never attempted, one whose consumer died
+    // holding its claim, one between retries.
+    for _ in 0..2 {
+        publish(&app, &s, ALICE, "report.finalized");
+    }
+    publish(&app, &s, ALICE, "report.sent");
+    let messages = take_queue(&s);
+    s.answers.borrow_mut().push_back(PostResult::Status(500));
+    assert_eq!(consume(&app, &s, &messages[2]), Disposition::Retry(60));
+    s.db.execute_batch(&format!(
+        "UPDATE deliveries SET claimed_ms = {} WHERE state = 'pending' AND attempts = 0 \
+         AND rowid = (SELECT MIN(rowid) FROM deliveries)",
+        s.now.get()
+    ))
+    .unwrap();
+    // Not yet: nothing is overdue by a lease.
+    assert_eq!(block_on(sweep(&s)).unwrap(), 0);
+    s.advance(LEASE_MS + 1);
+    assert_eq!(
+        block_on(sweep(&s)).unwrap(),
+        2,
+        "the unclaimed one and the dead claim; the retry is not due"
+    );
+    s.advance(60_000);
+    // Finished deliveries and live claims are left alone: one more, the retry, now due.
+    assert_eq!(block_on(sweep(&s)).unwrap(), 3);
+    // Every queued message delivers; each delivery is posted once more, no more.
+    let before = s.posts.borrow().len();
+    for message in take_queue(&s) {
+        assert_eq!(consume(&app, &s, &message), Disposition::Ack);
+    }
+    assert_eq!(s.posts.borrow().len(), before + 3);
+    assert_eq!(
+        s.scalar("SELECT COUNT(*) FROM deliveries WHERE state = 'succeeded'"),
+        3
+    );
+    s.advance(LEASE_MS * 10);
+    assert_eq!(block_on(sweep(&s)).unwrap(), 0, "nothing pending");
+}
+
+#[test]
+fn a_live_claim_is_not_stranded() {
+    use crate::webhooks::recovery::sweep;
+    let (app, s) = (app(), sqlite());
+    subscribe(&app, &s, ALICE, &["report.finalized"]);
+    publish(&app, &s, ALICE, "report.finalized");
+    take_queue(&s);
+    s.advance(LEASE_MS * 2);
+    s.db.execute_batch(&format!(
+        "UPDATE deliveries SET claimed_ms = {}",
+        s.now.get() - 1000
+    ))
+    .unwrap();
+    assert_eq!(block_on(sweep(&s)).unwrap(), 0);
+}
+
+#[test]
+fn an_expired_claim_blocks_neither_pause_nor_redeliver() {
+    let (app, s) = (app(), sqlite());
+    let id = subscribe(&app, &s, ALICE, &["report.finalized"]);
+    let (_, event) = publish(&app, &s, ALICE, "report.finalized");
+    let event = event["data"]["id"].as_str().unwrap().to_string();
+    take_queue(&s);
+    // The consumer that claimed it died; its message is gone.
+    s.db.execute_batch(&format!(
+        "UPDATE deliveries SET claimed_ms = {}",
+        s.now.get()
+    ))
+    .unwrap();
+    let redeliver = format!("/api/v1/webhooks/{id}/deliveries/{event}/redeliver");
+    let (status, _) = call(&app, &s, ALICE, Method::Post, &redeliver, None);
+    assert_eq!(status, 409, "a live claim: still in progress");
+    assert!(take_queue(&s).is_empty());
+    s.advance(LEASE_MS + 1);
+    let (status, body) = call(&app, &s, ALICE, Method::Post, &redeliver, None);
+    assert_eq!(status, 202, "{body}");
+    let queued = take_queue(&s);
+    assert_eq!(
+        queued.len(),
+        1,
+        "the stranded delivery itself is queued again"
+    );
+    assert_eq!(
+        s.scalar("SELECT COUNT(*) FROM deliveries"),
+        1,
+        "no second delivery"
+    );
+    // Pausing cancels it although the dead claim is still recorded.
+    s.db.execute_batch(&format!(
+        "UPDATE deliveries SET claimed_ms = {}",
+        s.now.get() - LEASE_MS - 1
+    ))
+    .unwrap();
+    let (status, _) = call(
+        &app,
+        &s,
+        ALICE,
+        Method::Patch,
+        &format!("/api/v1/webhooks/{id}"),
+        Some(json!({"active": false})),
+    );
+    assert_eq!(status, 200);
+    assert_eq!(
+        s.scalar("SELECT COUNT(*) FROM deliveries WHERE state = 'cancelled'"),
+        1
+    );
+    assert_eq!(consume(&app, &s, &queued[0]), Disposition::Ack);
+    assert!(
+        s.posts.borrow().is_empty(),
+        "a cancelled delivery posts nothing"
+    );
+}
+
+#[test]
+fn a_dead_lettered_message_goes_back_while_its_delivery_is_pending() {
+    use crate::webhooks::recovery::revive;
+    let (app, s) = (app(), sqlite());
+    subscribe(&app, &s, ALICE, &["report.finalized"]);
+    publish(&app, &s, ALICE, "report.finalized");
+    let message = take_queue(&s).remove(0);
+    s.answers.borrow_mut().push_back(PostResult::Status(503));
+    assert_eq!(consume(&app, &s, &message), Disposition::Retry(60));
+    assert_eq!(block_on(revive(&s, &message)), Disposition::Ack);
+    let again = s.queued.borrow_mut().drain(..).collect::<Vec<_>>();
+    assert_eq!(again.len(), 1);
+    assert_eq!(again[0].body, message);
+    assert!(
+        (59..=60).contains(&again[0].delay_secs),
+        "due when the retry is: {}",
+        again[0].delay_secs
+    );
+    s.advance(60_000);
+    assert_eq!(consume(&app, &s, &message), Disposition::Ack);
+    // Finished: a dead letter for it is dropped.
+    assert_eq!(block_on(revive(&s, &message)), Disposition::Ack);
+    assert!(take_queue(&s).is_empty());
+    assert_eq!(block_on(revive(&s, &json!({}))), Disposition::Ack);
+}
+
+#[test]
+fn the_cron_triggers_in_wrangler_toml_are_the_ones_the_code_knows() {
+    let toml = include_str!("../../wrangler.toml");
+    let crons = toml
+        .lines()
+        .find(|l| l.starts_with("crons"))
+        .expect("a crons line");
+    for cron in [
+        crate::webhooks::recovery::CRON,
+        crate::webhooks::retention::CRON,
+    ] {
+        assert!(crons.contains(&format!("\"{cron}\"")), "{cron} in {crons}");
+    }
+    assert!(toml.contains("queue = \"radref-deliveries-dlq\"\nmax_batch_size"));
+}

@@ -55,6 +55,16 @@ fn secs_until(ms: u64) -> u32 {
     (ms.div_ceil(1000)).clamp(1, u64::from(crate::config::MAX_QUEUE_DELAY)) as u32
 }
 
+/// The queue delay, in seconds, of a message meant to arrive at `due` (epoch ms): none when it
+/// is already due, at most the queue's longest delay.
+pub fn delay_until(due: u64, now: u64) -> u32 {
+    if due <= now {
+        0
+    } else {
+        secs_until(due - now)
+    }
+}
+
 /// Processes one message of the deliveries queue. Never fails: every outcome is a disposition.
 pub async fn process<S: Services>(config: &Config, services: &S, body: &Value) -> Disposition {
     let Some(id) = body.get("delivery_id").and_then(Value::as_str) else {
@@ -329,7 +339,7 @@ fn record<S: Services>(services: &S, a: &Attempt<'_>, made: u32) -> Vec<Statemen
              WHERE id = ?1 AND active = 1",
             vec![webhook_id.into(), stamp.clone().into()],
         ));
-        statements.push(cancel_pending(webhook_id, &stamp));
+        statements.push(cancel_pending(webhook_id, a.finished_ms));
         services.log(&format!(
             "webhook {webhook_id}: delivery {id} failed {number} times; the subscription is now inactive"
         ));
@@ -337,12 +347,19 @@ fn record<S: Services>(services: &S, a: &Attempt<'_>, made: u32) -> Vec<Statemen
     statements
 }
 
-/// Cancels a subscription's pending deliveries (it was deactivated).
-pub fn cancel_pending(webhook_id: &str, stamp: &str) -> Statement {
+/// Cancels a subscription's pending deliveries (it was deactivated). A delivery that a live
+/// consumer holds finishes its attempt and is cancelled by its next message; a claim whose
+/// lease ran out (its consumer died) holds nothing back.
+pub fn cancel_pending(webhook_id: &str, now: u64) -> Statement {
     Statement::new(
-        "UPDATE deliveries SET state = 'cancelled', next_attempt_ms = NULL, updated_at = ?2 \
-         WHERE webhook_id = ?1 AND state = 'pending' AND claimed_ms IS NULL",
-        vec![webhook_id.into(), stamp.into()],
+        "UPDATE deliveries SET state = 'cancelled', next_attempt_ms = NULL, claimed_ms = NULL, \
+         updated_at = ?2 WHERE webhook_id = ?1 AND state = 'pending' \
+         AND (claimed_ms IS NULL OR claimed_ms <= ?3)",
+        vec![
+            webhook_id.into(),
+            iso8601(now).into(),
+            (now.saturating_sub(LEASE_MS) as i64).into(),
+        ],
     )
 }
 

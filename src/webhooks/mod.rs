@@ -7,6 +7,7 @@
 
 pub mod delivery;
 pub mod publish;
+pub mod recovery;
 pub mod retention;
 pub mod seal;
 pub mod subscriptions;

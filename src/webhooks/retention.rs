@@ -7,6 +7,10 @@ use crate::db::{int, DbError, SqlValue, Statement};
 use crate::services::Services;
 use crate::time::iso8601;
 
+/// The Cron Trigger of the daily sweep (declared in `wrangler.toml`; a test keeps the two in
+/// step): 03:17 UTC.
+pub const CRON: &str = "17 3 * * *";
+
 /// What one sweep removed.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Swept {

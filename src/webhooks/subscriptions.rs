@@ -4,6 +4,7 @@
 
 use super::delivery::cancel_pending;
 use super::publish::{publish, queue_deliveries, sample_data, Published, Targets};
+use super::recovery;
 use super::{check_events, check_secret, check_url, seal, Invalid};
 use crate::call::Principal;
 use crate::config::{Config, SecretKey};
@@ -275,7 +276,8 @@ pub async fn update<S: Services>(
             ))
         }
     };
-    let now = iso8601(services.now_ms());
+    let now_ms = services.now_ms();
+    let now = iso8601(now_ms);
     let mut writes = vec![];
     match active {
         Some(true) if !w.active => {
@@ -287,7 +289,7 @@ pub async fn update<S: Services>(
             w.active = false;
             w.deactivated_at = Some(now.clone());
             w.deactivated_reason = Some("by_request".into());
-            writes.push(cancel_pending(&w.id, &now));
+            writes.push(cancel_pending(&w.id, now_ms));
         }
         _ => {}
     }
@@ -430,8 +432,19 @@ pub async fn redeliver<S: Services>(
     };
     let now = services.now_ms();
     let targets = std::slice::from_ref(&w.id);
-    queue_deliveries(services, None, event_id, targets, now, in_progress).await?;
-    Ok(w)
+    match queue_deliveries(services, None, event_id, targets, now, in_progress).await {
+        // The pending delivery's queue message was lost (a restart, a dead consumer): it is
+        // queued again now rather than left to the next recovery sweep.
+        Err(conflict @ ApiError::Conflict { .. }) => {
+            if recovery::requeue_if_stranded(services, &w.id, event_id).await? {
+                Ok(w)
+            } else {
+                Err(conflict)
+            }
+        }
+        Err(other) => Err(other),
+        Ok(_) => Ok(w),
+    }
 }
 
 pub fn inactive_conflict(w: &Webhook) -> Result<(), ApiError> {
