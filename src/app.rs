@@ -61,6 +61,15 @@ async fn serve<S: Services>(
     params: PathParams,
     request: &Request,
 ) -> Response {
+    // Before the limiter and the key: an oversized body costs nothing but this answer.
+    let cap = endpoint.op.body_limit();
+    if request.body_too_large || request.body.len() > cap {
+        return error_response(
+            services,
+            ApiError::PayloadTooLarge { limit: cap },
+            endpoint.errors,
+        );
+    }
     let now_secs = services.now_ms() / 1000;
     let mut decision = (endpoint.limit == Limit::Client)
         .then(|| app.corpus_limiter.check(client_ip(request), now_secs));

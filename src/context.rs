@@ -18,10 +18,6 @@ use serde::Deserialize;
 use serde_json::{json, Map, Value};
 use std::collections::{BTreeMap, HashSet};
 
-/// Largest accepted POST body, in bytes: room for the longest text even when every character
-/// is sent as a JSON escape (up to 12 bytes for a surrogate pair), so an over-long text is
-/// refused by name (400), not by size.
-pub const MAX_BODY_BYTES: usize = 128 * 1024;
 /// Longest accepted finding text, in characters (POST body).
 pub const MAX_TEXT_CHARS: usize = 8_000;
 /// Longest accepted `q` in a GET query string, in characters; longer text goes in a POST body.

@@ -66,6 +66,8 @@ pub struct Request {
     /// Header names in lower case, in arrival order.
     pub headers: Vec<(String, String)>,
     pub body: Vec<u8>,
+    /// The body passed the endpoint's cap, so it was not read whole (`body` is then empty).
+    pub body_too_large: bool,
     /// Scheme and host the client addressed, e.g. `https://radref.example`, for absolute links.
     pub origin: String,
 }
@@ -83,6 +85,7 @@ impl Request {
             query: query.to_string(),
             headers: Vec::new(),
             body: Vec::new(),
+            body_too_large: false,
             origin: "http://localhost".to_string(),
         }
     }

@@ -17,9 +17,6 @@ use serde_json::{json, Map, Value};
 /// Protocol versions this server speaks, newest first.
 pub const PROTOCOL_VERSIONS: &[&str] = &["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
 
-/// Largest accepted message, in bytes.
-pub const MAX_BODY_BYTES: usize = 256 * 1024;
-
 const PARSE_ERROR: i64 = -32700;
 const INVALID_REQUEST: i64 = -32600;
 const METHOD_NOT_FOUND: i64 = -32601;
@@ -47,14 +44,6 @@ pub fn handle(request: &Request) -> Response {
             None,
             INVALID_REQUEST,
             "send JSON-RPC messages with 'Content-Type: application/json'",
-        );
-    }
-    if request.body.len() > MAX_BODY_BYTES {
-        return http_error(
-            413,
-            None,
-            INVALID_REQUEST,
-            &format!("message larger than {MAX_BODY_BYTES} bytes"),
         );
     }
     let message: Value = match serde_json::from_slice(&request.body) {

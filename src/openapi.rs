@@ -7,6 +7,7 @@
 
 use crate::context;
 use crate::corpus::compiled::SYSTEMS;
+use crate::error::ErrorFormat;
 use crate::input::{MAX_OFFSET, MAX_PAGE};
 use crate::mcp;
 use crate::routes::{
@@ -31,6 +32,10 @@ pub fn document() -> Value {
                 op[name] = value;
             }
         }
+        let cap = e.op.body_limit();
+        if cap > 0 {
+            op["responses"]["413"] = too_large(cap, e.errors);
+        }
         let item = paths.entry(e.path).or_insert_with(|| json!({}));
         item[e.method.as_str().to_ascii_lowercase()] = op;
     }
@@ -47,6 +52,18 @@ pub fn document() -> Value {
         "tags": [ { "name": "corpus", "description": "Open, read-only, CORS *" }, { "name": "templates", "description": "Per-user report templates; bearer key with the templates scope" }, { "name": "webhooks", "description": "Signed event deliveries to subscriber URLs, with retries; bearer key with the webhooks scope (publishing: events:publish)" }, { "name": "service" } ],
         "paths": paths,
         "components": components(),
+    })
+}
+
+/// The 413 of an endpoint that reads at most `cap` bytes of body, in its error format.
+fn too_large(cap: usize, errors: ErrorFormat) -> Value {
+    let schema = match errors {
+        ErrorFormat::Simple => "Error",
+        ErrorFormat::Detailed => "DetailedError",
+    };
+    json!({
+        "description": format!("payload_too_large: the body is larger than {cap} bytes (refused by its Content-Length before it is read; details.limit_bytes in the detailed format)."),
+        "content": { "application/json": { "schema": { "$ref": format!("#/components/schemas/{schema}") } } }
     })
 }
 
@@ -125,7 +142,6 @@ fn template_responses(status: &str, body: Value, extra: &[&str]) -> Value {
                 let text = match *code {
                     "404" => "not_found: no such template (or no template answers to the command).",
                     "409" => "conflict: a voice command or alias is already one of the caller's (details.field = voice_command, details.existing_template_id).",
-                    "413" => "payload_too_large: body over the cap (templates::MAX_BODY_BYTES).",
                     _ => "validation_error: details.field names the offending field or parameter.",
                 };
                 (*code, text)
@@ -167,7 +183,6 @@ fn webhook_responses(status: &str, body: Value, extra: &[&str]) -> Value {
             let text = match *code {
                 "404" => "not_found: no such webhook (or no delivery of that event to it).",
                 "409" => "conflict: the webhook is inactive (reactivate it with PATCH active=true), a delivery of the event is still in progress, the user already holds the most webhooks allowed, or (publishing) the Idempotency-Key was used for a different event.",
-                "413" => "payload_too_large: body over the cap (details.limit_bytes).",
                 "503" => "unavailable: storage or the deliveries queue failed (nothing was published or changed; retry), or the deployment has no WEBHOOK_SECRET_KEY.",
                 _ => "validation_error: details.field names the offending field or parameter (url, events, secret, active, type, data.<field>, limit, offset).",
             };
@@ -279,12 +294,7 @@ fn context_responses(post: bool) -> Value {
         "403": error_response("The key lacks the context scope."),
         "429": { "$ref": "#/components/responses/RateLimited" }
     });
-    if post {
-        responses["413"] = error_response(&format!(
-            "Body larger than {} bytes.",
-            context::MAX_BODY_BYTES
-        ));
-    } else {
+    if !post {
         responses["414"] = json!({ "description": "The URL is longer than the runtime accepts; send the text with POST." });
     }
     responses
@@ -524,7 +534,6 @@ fn mcp_operation() -> Value {
                 "content": { "application/json": { "schema": { "oneOf": [ { "type": "object" }, { "type": "array", "items": { "type": "object" } } ] } } } },
             "202": { "description": "Only notifications or responses were sent: accepted, no body." },
             "400": { "description": "Malformed JSON or JSON-RPC message, or unsupported MCP-Protocol-Version.", "content": { "application/json": { "schema": { "type": "object", "required": ["jsonrpc", "error"] } } } },
-            "413": { "description": format!("Message larger than {} bytes.", mcp::MAX_BODY_BYTES), "content": { "application/json": { "schema": { "type": "object" } } } },
             "415": { "description": "Content-Type is not application/json.", "content": { "application/json": { "schema": { "type": "object" } } } },
             "429": { "$ref": "#/components/responses/RateLimited" }
         }
@@ -599,7 +608,7 @@ fn template_operation(op: TemplateOp) -> Value {
         TemplateOp::CreateTemplate => json!({
             "requestBody": json_body(json!({ "$ref": "#/components/schemas/TemplateCreate" }),
                 Some(json!({ "name": "CT chest routine", "content": "<h2>FINDINGS</h2><p>Lungs: clear.</p>", "modality": "CT", "tags": ["chest"], "voice_command": "normal chest" }))),
-            "responses": template_responses("201", data_of("Template"), &["409", "413", "422"])
+            "responses": template_responses("201", data_of("Template"), &["409", "422"])
         }),
         TemplateOp::ResolveVoiceCommand => json!({
             "parameters": [ q("command", "The spoken phrase.", json!({ "type": "string", "minLength": 1, "pattern": VOICE_PATTERN }), true) ],
@@ -609,7 +618,7 @@ fn template_operation(op: TemplateOp) -> Value {
             "responses": template_responses("200", data_of("Template"), &["404"]) }),
         TemplateOp::UpdateTemplate => json!({ "parameters": [ template_id() ],
             "requestBody": json_body(json!({ "$ref": "#/components/schemas/TemplateUpdate" }), None),
-            "responses": template_responses("200", data_of("Template"), &["404", "409", "413", "422"]) }),
+            "responses": template_responses("200", data_of("Template"), &["404", "409", "422"]) }),
         TemplateOp::DeleteTemplate => json!({ "parameters": [ template_id() ],
             "responses": template_responses("204", Value::Null, &["404"]) }),
         TemplateOp::UseTemplate => json!({ "parameters": [ template_id() ],
@@ -624,12 +633,12 @@ fn webhook_operation(op: WebhookOp) -> Value {
         WebhookOp::CreateWebhook => json!({
             "requestBody": json_body(json!({ "$ref": "#/components/schemas/WebhookCreate" }),
                 Some(json!({ "url": "https://hooks.example.org/radref", "events": ["report.finalized", "critical_finding.detected"], "secret": "a-long-random-secret-of-yours" }))),
-            "responses": webhook_responses("201", data_of("Webhook"), &["409", "413", "422", "503"]) }),
+            "responses": webhook_responses("201", data_of("Webhook"), &["409", "422", "503"]) }),
         WebhookOp::GetWebhook => json!({ "parameters": [ webhook_id() ],
             "responses": webhook_responses("200", data_of("Webhook"), &["404", "503"]) }),
         WebhookOp::UpdateWebhook => json!({ "parameters": [ webhook_id() ],
             "requestBody": json_body(json!({ "$ref": "#/components/schemas/WebhookUpdate" }), None),
-            "responses": webhook_responses("200", data_of("Webhook"), &["404", "413", "422", "503"]) }),
+            "responses": webhook_responses("200", data_of("Webhook"), &["404", "422", "503"]) }),
         WebhookOp::DeleteWebhook => json!({ "parameters": [ webhook_id() ],
             "responses": webhook_responses("204", Value::Null, &["404", "503"]) }),
         WebhookOp::TestWebhook => {
@@ -640,7 +649,7 @@ fn webhook_operation(op: WebhookOp) -> Value {
                     "type": "object", "additionalProperties": false,
                     "properties": { "type": { "anyOf": [ { "$ref": "#/components/schemas/EventType" }, { "type": "null" } ],
                         "description": "The event type to send; absent or null: report.finalized." } } } } } },
-                "responses": webhook_responses("202", body, &["404", "409", "413", "422", "503"]) })
+                "responses": webhook_responses("202", body, &["404", "409", "422", "503"]) })
         }
         WebhookOp::ListWebhookDeliveries => {
             let mut params = vec![webhook_id()];
@@ -667,7 +676,7 @@ fn webhook_operation(op: WebhookOp) -> Value {
                     "schema": { "type": "string", "minLength": 1, "maxLength": max_key, "pattern": "^[!-~]+$" } } ],
                 "requestBody": json_body(json!({ "$ref": "#/components/schemas/EventPublish" }),
                     Some(json!({ "type": "report.finalized", "data": { "report_id": "rep_123", "exam_type": "CT chest", "status": "final", "has_critical_finding": false } }))),
-                "responses": webhook_responses("202", body, &["409", "413", "422", "503"])
+                "responses": webhook_responses("202", body, &["409", "422", "503"])
             })
         }
     }

@@ -150,6 +150,66 @@ impl Op {
     }
 }
 
+/// The largest request bodies, in bytes. An endpoint's cap is [`Op::body_limit`]; a larger
+/// body is refused with 413 before anything else happens: by its `Content-Length` before a byte
+/// of it is read, otherwise as soon as the bytes read pass the cap.
+pub mod body {
+    /// Endpoints that read no body (a GET; a body sent anyway is not read).
+    pub const NONE: usize = 0;
+    /// Endpoints whose body is at most a few small fields (`{"type": ...}`, or nothing).
+    pub const SMALL: usize = 4 * 1024;
+    /// Webhook subscriptions and published events.
+    pub const WEBHOOK: usize = 64 * 1024;
+    /// A grounded-context POST: room for the longest text even when every character is sent
+    /// as a JSON escape (up to 12 bytes for a surrogate pair), so an over-long text is refused
+    /// by name (400), not by size.
+    pub const CONTEXT: usize = 128 * 1024;
+    /// One MCP message (or batch).
+    pub const MCP: usize = 256 * 1024;
+    /// A report template: room for the longest content even when every character is sent as
+    /// a JSON escape, so an over-long content is refused by name (422), not by size.
+    pub const TEMPLATE: usize = 2 * 1024 * 1024;
+}
+
+impl Op {
+    /// The largest body this operation reads, in bytes (see [`body`]).
+    pub fn body_limit(self) -> usize {
+        match self {
+            Op::Service(_) | Op::Corpus(_) => body::NONE,
+            Op::Context(ContextOp::GetGroundedContext) => body::NONE,
+            Op::Context(ContextOp::PostGroundedContext) => body::CONTEXT,
+            Op::Mcp(McpOp::PostMcp) => body::MCP,
+            Op::Templates(op) => match op {
+                TemplateOp::CreateTemplate | TemplateOp::UpdateTemplate => body::TEMPLATE,
+                TemplateOp::UseTemplate | TemplateOp::DeleteTemplate => body::SMALL,
+                TemplateOp::ListTemplates
+                | TemplateOp::ResolveVoiceCommand
+                | TemplateOp::GetTemplate => body::NONE,
+            },
+            Op::Webhooks(op) => match op {
+                WebhookOp::CreateWebhook | WebhookOp::UpdateWebhook | WebhookOp::PublishEvent => {
+                    body::WEBHOOK
+                }
+                WebhookOp::TestWebhook
+                | WebhookOp::RedeliverWebhookEvent
+                | WebhookOp::DeleteWebhook => body::SMALL,
+                WebhookOp::ListWebhooks
+                | WebhookOp::GetWebhook
+                | WebhookOp::ListWebhookDeliveries => body::NONE,
+            },
+        }
+    }
+}
+
+/// The body cap of the endpoint a request resolves to; 0 when it resolves to none (a 404 or
+/// 405 reads no body). The platform asks before it reads a byte of the body.
+pub fn body_limit(method: Method, path: &str) -> usize {
+    match resolve(method, path) {
+        Resolution::Found(endpoint, _) => endpoint.op.body_limit(),
+        _ => body::NONE,
+    }
+}
+
 /// One row of the table.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Endpoint {

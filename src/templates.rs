@@ -27,9 +27,6 @@ pub const MAX_TAG_CHARS: usize = 50;
 /// Most voice aliases, and the longest voice phrase.
 pub const MAX_ALIASES: usize = 20;
 pub const MAX_VOICE_CHARS: usize = 100;
-/// Largest request body: room for the longest content even when every character is sent as a
-/// JSON escape, so an over-long content is refused by name (422), not by size.
-pub const MAX_BODY_BYTES: usize = 2 * 1024 * 1024;
 
 /// Fields a client may write.
 pub const WRITABLE: &[&str] = &[

@@ -93,3 +93,75 @@ fn real_request_carries_cors_and_security_headers() {
         assert!(exposed.contains(h), "{exposed}");
     }
 }
+
+/// Sends a POST of `length` bytes (declared by `Content-Length`, or chunked when `None`) from
+/// a writer thread, and returns the status line of the answer, which may come before the
+/// body is all sent.
+fn raw_post(path: &str, length: usize, declared: bool) -> String {
+    use std::io::{Read, Write};
+    let base = crate::support::base_url();
+    let authority = base.trim_start_matches("http://").to_string();
+    let mut stream = std::net::TcpStream::connect(&authority).unwrap();
+    stream
+        .set_read_timeout(Some(std::time::Duration::from_secs(30)))
+        .unwrap();
+    let framing = if declared {
+        format!("Content-Length: {length}")
+    } else {
+        "Transfer-Encoding: chunked".to_string()
+    };
+    let head = format!(
+        "POST {path} HTTP/1.1\r\nHost: {authority}\r\nContent-Type: application/json\r\n\
+         CF-Connecting-IP: {}\r\n{framing}\r\nConnection: close\r\n\r\n",
+        crate::support::fresh_ip()
+    );
+    stream.write_all(head.as_bytes()).unwrap();
+    let mut writer = stream.try_clone().unwrap();
+    std::thread::spawn(move || {
+        let chunk = vec![b' '; 64 * 1024];
+        let mut left = length;
+        // The worker may answer and close before the body is all sent: write errors end it.
+        while left > 0 {
+            let n = left.min(chunk.len());
+            let sent = if declared {
+                writer.write_all(&chunk[..n])
+            } else {
+                writer
+                    .write_all(format!("{n:x}\r\n").as_bytes())
+                    .and_then(|_| writer.write_all(&chunk[..n]))
+                    .and_then(|_| writer.write_all(b"\r\n"))
+            };
+            if sent.is_err() {
+                return;
+            }
+            left -= n;
+        }
+        if !declared {
+            let _ = writer.write_all(b"0\r\n\r\n");
+        }
+    });
+    let mut answer = vec![0; 512];
+    let n = stream.read(&mut answer).expect("an answer");
+    let text = String::from_utf8_lossy(&answer[..n]).to_string();
+    text.lines().next().unwrap_or_default().to_string()
+}
+
+#[test]
+fn oversized_bodies_are_refused_by_size_before_the_key_is_looked_at() {
+    // Keyless, over the endpoint's cap: 413, not 401 (the size is judged first).
+    let line = raw_post("/api/v1/templates", 3 * 1024 * 1024, true);
+    assert!(line.contains(" 413 "), "{line}");
+    let line = raw_post("/api/v1/context", 200 * 1024, true);
+    assert!(line.contains(" 413 "), "{line}");
+    // Without a Content-Length the body is read up to the cap and no further.
+    let line = raw_post("/mcp", 300 * 1024, false);
+    assert!(line.contains(" 413 "), "{line}");
+    let line = raw_post("/api/v1/webhooks", 100 * 1024, false);
+    assert!(line.contains(" 413 "), "{line}");
+    // No endpoint, no body read: a large body to an unknown path is a plain 404.
+    let line = raw_post("/api/v1/no-such-route", 64 * 1024 * 1024, true);
+    assert!(line.contains(" 404 "), "{line}");
+    // Within the cap the request goes on to the key check.
+    let line = raw_post("/api/v1/templates", 1024, true);
+    assert!(line.contains(" 401 "), "{line}");
+}

@@ -39,9 +39,9 @@ fn limit_error(shown: impl std::fmt::Display) -> ApiError {
     )
 }
 
-/// The POST body: JSON, at most `context::MAX_BODY_BYTES`.
+/// The POST body: JSON.
 fn from_body(request: &Request) -> Result<ContextQuery, ApiError> {
-    let body: ContextBody = serde_json::from_slice(json_bytes(request, ctx::MAX_BODY_BYTES)?)
+    let body: ContextBody = serde_json::from_slice(json_bytes(request)?)
         .map_err(|e| ApiError::bad_request(format!("invalid JSON body: {e}")))?;
     let limit = match &body.limit {
         None => None,

@@ -69,7 +69,10 @@ fn render_llms_txt() -> String {
             context::MAX_QUERY_CHARS.to_string(),
         ),
         ("{CONTEXT_TEXT_CHARS}", context::MAX_TEXT_CHARS.to_string()),
-        ("{CONTEXT_BODY_BYTES}", context::MAX_BODY_BYTES.to_string()),
+        (
+            "{CONTEXT_BODY_BYTES}",
+            crate::routes::body::CONTEXT.to_string(),
+        ),
         ("{CONTEXT_MAX_LIMIT}", context::MAX_LIMIT.to_string()),
         (
             "{CONTEXT_DEFAULT_LIMIT}",

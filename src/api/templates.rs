@@ -11,9 +11,8 @@ use crate::services::Services;
 use crate::templates::{self, ListQuery, Template, SORTS};
 use serde_json::json;
 
-/// A create or update body: JSON, within the cap, only writable fields.
+/// A create or update body: JSON, only writable fields.
 const BODY: BodyRule = BodyRule {
-    limit: templates::MAX_BODY_BYTES,
     writable: templates::WRITABLE,
     read_only: templates::READ_ONLY,
     optional: false,

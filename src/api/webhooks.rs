@@ -11,13 +11,12 @@ use crate::routes::WebhookOp;
 use crate::services::Services;
 use crate::webhooks::publish::{check_data, event_type, publish_once, Published};
 use crate::webhooks::subscriptions::{self as subs, Webhook};
-use crate::webhooks::{MAX_BODY_BYTES, MAX_IDEMPOTENCY_KEY_CHARS};
+use crate::webhooks::MAX_IDEMPOTENCY_KEY_CHARS;
 use serde_json::{json, Value};
 
-/// A body of this family: JSON within [`MAX_BODY_BYTES`], only the listed fields.
+/// A body of this family: JSON, only the listed fields.
 const fn body(writable: &'static [&'static str], optional: bool) -> BodyRule<'static> {
     BodyRule {
-        limit: MAX_BODY_BYTES,
         writable,
         read_only: &[],
         optional,

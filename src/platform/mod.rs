@@ -321,23 +321,62 @@ async fn scheduled(event: worker::ScheduledEvent, env: Env, _ctx: worker::Schedu
 async fn read_request(req: &mut worker::Request) -> worker::Result<Request> {
     let method = Method::parse(&req.inner().method());
     let url = req.url()?;
-    let headers = req
+    let headers: Vec<(String, String)> = req
         .headers()
         .entries()
         .map(|(name, value)| (name.to_ascii_lowercase(), value))
         .collect();
-    let body = match method {
-        Method::Get | Method::Head | Method::Options => Vec::new(),
-        _ => req.bytes().await.unwrap_or_default(),
+    let cap = match method {
+        Method::Get | Method::Head | Method::Options => 0,
+        _ => crate::routes::body_limit(method, url.path()),
     };
+    let (body, body_too_large) = read_body(req, &headers, cap).await;
     Ok(Request {
         method,
         path: url.path().to_string(),
         query: url.query().unwrap_or("").to_string(),
         headers,
         body,
+        body_too_large,
         origin: url.origin().ascii_serialization(),
     })
+}
+
+/// Reads at most `cap` bytes of body: none when the endpoint reads none (or there is no
+/// endpoint), none when `Content-Length` already says more, and no further than the cap when
+/// the length is not declared (a chunked body). Returns the body and whether it passed the cap.
+/// `Request::bytes` would buffer any size before the core could refuse it.
+async fn read_body(
+    req: &mut worker::Request,
+    headers: &[(String, String)],
+    cap: usize,
+) -> (Vec<u8>, bool) {
+    use futures_util::StreamExt;
+    if cap == 0 {
+        return (Vec::new(), false);
+    }
+    let declared = headers
+        .iter()
+        .find(|(name, _)| name == "content-length")
+        .and_then(|(_, value)| value.trim().parse::<u64>().ok());
+    if declared.is_some_and(|length| length > cap as u64) {
+        return (Vec::new(), true);
+    }
+    // No body at all is an error here, and an empty body.
+    let Ok(mut stream) = req.stream() else {
+        return (Vec::new(), false);
+    };
+    let mut body = Vec::new();
+    while let Some(chunk) = stream.next().await {
+        let Ok(chunk) = chunk else {
+            break;
+        };
+        if body.len() + chunk.len() > cap {
+            return (Vec::new(), true);
+        }
+        body.extend_from_slice(&chunk);
+    }
+    (body, false)
 }
 
 fn to_worker(response: Response) -> worker::Result<worker::Response> {

@@ -173,3 +173,36 @@ fn every_llms_txt_link_resolves() {
         }
     }
 }
+
+#[test]
+fn a_body_over_its_endpoints_cap_is_refused_before_the_key_and_the_limiter() {
+    let s = services();
+    for e in ENDPOINTS.iter().filter(|e| e.method != Method::Get) {
+        let cap = e.op.body_limit();
+        let path = concrete(e.path);
+        // One byte over the cap, keyless: 413 in the row's format, not 401.
+        let request = Request::new(e.method, &path)
+            .with_header("content-type", "application/json")
+            .with_body(vec![b' '; cap + 1]);
+        let r = block_on(handle(&app(), &s, request));
+        assert_eq!(r.status, 413, "{} {}", e.method.as_str(), e.path);
+        let kind = error_kind(&r);
+        match e.errors {
+            ErrorFormat::Simple => assert_eq!(kind, "simple", "{}", e.path),
+            ErrorFormat::Detailed => assert_eq!(kind, "payload_too_large", "{}", e.path),
+        }
+        // What the platform reports when Content-Length (or the bytes read) passed the cap.
+        let mut request = Request::new(e.method, &path);
+        request.body_too_large = true;
+        let r = block_on(handle(&app(), &s, request));
+        assert_eq!(r.status, 413, "{} {}", e.method.as_str(), e.path);
+    }
+    // The caps the platform asks for: the endpoint's, and none where no endpoint answers.
+    assert_eq!(
+        routes::body_limit(Method::Post, "/api/v1/templates"),
+        routes::body::TEMPLATE
+    );
+    assert_eq!(routes::body_limit(Method::Post, "/mcp"), routes::body::MCP);
+    assert_eq!(routes::body_limit(Method::Post, "/no/such/path"), 0);
+    assert_eq!(routes::body_limit(Method::Put, "/api/v1/systems"), 0);
+}

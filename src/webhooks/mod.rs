@@ -32,8 +32,6 @@ pub const MAX_SECRET_CHARS: usize = 256;
 /// Longest accepted subscriber URL.
 pub const MAX_URL_CHARS: usize = 2048;
 
-/// Largest body of a subscription write or an event, in bytes.
-pub const MAX_BODY_BYTES: usize = 64 * 1024;
 /// Longest `Idempotency-Key` of a publish, in characters.
 pub const MAX_IDEMPOTENCY_KEY_CHARS: usize = 255;
 
