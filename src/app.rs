@@ -71,8 +71,9 @@ async fn serve<S: Services>(
         );
     }
     let now_secs = services.now_ms() / 1000;
-    let mut decision = (endpoint.limit == Limit::Client)
-        .then(|| app.corpus_limiter.check(client_ip(request), now_secs));
+    let ip = request.client_ip();
+    let mut decision =
+        (endpoint.limit == Limit::Client).then(|| app.corpus_limiter.check(ip, now_secs));
     let result = match decision {
         Some(d) if !d.allowed => Err(ApiError::RateLimited {
             retry_after: d.reset,
@@ -80,7 +81,9 @@ async fn serve<S: Services>(
         _ => {
             let who = match endpoint.access {
                 Access::Open => Ok(None),
-                Access::Key(scope) => auth::authenticate(services, request, scope).await.map(Some),
+                Access::Key(scope) => key_check(app, services, request, scope, now_secs)
+                    .await
+                    .map(Some),
             };
             match who {
                 // A failed key check carries no per-key budget.
@@ -106,11 +109,45 @@ async fn serve<S: Services>(
             }
         }
     };
+    // A handler may have spent more of the client's budget (a costly grounding): the headers
+    // report what is left after it.
+    if let Some(d) = decision
+        .as_mut()
+        .filter(|d| d.allowed && endpoint.limit == Limit::Client)
+    {
+        *d = app.corpus_limiter.peek(ip, now_secs);
+    }
     let mut response = result.unwrap_or_else(|err| error_response(services, err, endpoint.errors));
     if let Some(d) = decision {
         rate_headers(&mut response, d);
     }
     response
+}
+
+/// Checks the request's key for `scope`. Each failure (401, 403) counts against the client's
+/// address; once it has failed too often, the key is not even looked up (429) until the
+/// window ends, so guessing keys costs the guesser, not the database.
+async fn key_check<S: Services>(
+    app: &App,
+    services: &S,
+    request: &Request,
+    scope: routes::Scope,
+    now_secs: u64,
+) -> Result<crate::call::Principal, ApiError> {
+    let ip = request.client_ip();
+    let budget = app.auth_failures.peek(ip, now_secs);
+    if !budget.allowed {
+        return Err(ApiError::RateLimited {
+            retry_after: budget.reset,
+        });
+    }
+    let result = auth::authenticate(services, request, scope).await;
+    if let Err(err) = &result {
+        if matches!(err.status(), 401 | 403) {
+            app.auth_failures.check(ip, now_secs);
+        }
+    }
+    result
 }
 
 /// Runs the operation's handler: one arm per feature, whose own `dispatch` is exhaustive.
@@ -129,15 +166,6 @@ fn rate_headers(response: &mut Response, d: Decision) {
     response.set_header("x-ratelimit-limit", d.limit.to_string());
     response.set_header("x-ratelimit-remaining", d.remaining.to_string());
     response.set_header("x-ratelimit-reset", d.reset.to_string());
-}
-
-/// The client's address as the edge reports it; requests without one share a bucket.
-fn client_ip(request: &Request) -> &str {
-    request
-        .header("cf-connecting-ip")
-        .map(str::trim)
-        .filter(|ip| !ip.is_empty())
-        .unwrap_or("unknown")
 }
 
 /// The answer to a CORS preflight (or a plain OPTIONS) on any path.

@@ -45,4 +45,25 @@ impl<S: Services> Call<'_, S> {
     pub fn now_ms(&self) -> u64 {
         self.services.now_ms()
     }
+
+    /// Spends `units` more of the caller's per-client budget (the request itself already
+    /// spent one): a costly operation weighs what it costs. 429 when that many are not left,
+    /// before the work is done.
+    pub fn charge(&self, units: u32) -> Result<(), ApiError> {
+        if units == 0 {
+            return Ok(());
+        }
+        let now_secs = self.services.now_ms() / 1000;
+        let decision = self
+            .app
+            .corpus_limiter
+            .take(self.request.client_ip(), units, now_secs);
+        if decision.allowed {
+            Ok(())
+        } else {
+            Err(ApiError::RateLimited {
+                retry_after: decision.reset,
+            })
+        }
+    }
 }

@@ -16,6 +16,11 @@ pub struct Config {
     pub key_rate_limit: u32,
     /// That window, in seconds (`KEY_RATE_WINDOW`).
     pub key_rate_window: u64,
+    /// Failed key checks (401 and 403) allowed per client IP per window
+    /// (`AUTH_FAILURE_LIMIT`); beyond it keyed routes answer 429 without looking the key up.
+    pub auth_failure_limit: u32,
+    /// That window, in seconds (`AUTH_FAILURE_WINDOW`).
+    pub auth_failure_window: u64,
     /// Whether webhook URLs may be plain http to a loopback address (`ALLOW_HTTP_LOOPBACK`,
     /// `true` or `false`): on for `make dev` and the tests, off in the deployed configuration.
     pub allow_http_loopback: bool,
@@ -61,6 +66,8 @@ impl Default for Config {
             corpus_rate_window: 60,
             key_rate_limit: 120,
             key_rate_window: 60,
+            auth_failure_limit: 20,
+            auth_failure_window: 300,
             allow_http_loopback: false,
             retry_delays: DEFAULT_RETRY_DELAYS,
             webhook_key: None,
@@ -85,6 +92,11 @@ impl Config {
                 .unwrap_or(defaults.key_rate_limit as u64) as u32,
             key_rate_window: number(&lookup, "KEY_RATE_WINDOW", 1, 86_400)
                 .unwrap_or(defaults.key_rate_window),
+            auth_failure_limit: number(&lookup, "AUTH_FAILURE_LIMIT", 1, 1_000_000)
+                .unwrap_or(defaults.auth_failure_limit as u64)
+                as u32,
+            auth_failure_window: number(&lookup, "AUTH_FAILURE_WINDOW", 1, 86_400)
+                .unwrap_or(defaults.auth_failure_window),
             allow_http_loopback: lookup("ALLOW_HTTP_LOOPBACK")
                 .is_some_and(|v| v.trim().eq_ignore_ascii_case("true")),
             retry_delays: lookup("WEBHOOK_RETRY_DELAYS")

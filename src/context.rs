@@ -38,6 +38,16 @@ pub enum Format {
     Markdown,
 }
 
+/// Characters of finding text that weigh one request in the per-client rate limit: ranking
+/// grows with the text, so a long finding spends more of the budget than a short one.
+pub const COST_CHARS: usize = 500;
+
+/// What grounding `text` costs in the per-client rate limit: one request, plus one per
+/// [`COST_CHARS`] characters past the first.
+pub fn cost(text: &str) -> u32 {
+    1 + (text.chars().count().saturating_sub(1) / COST_CHARS) as u32
+}
+
 /// A grounding request, from the query string, a JSON body or an MCP tool call.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ContextQuery {

@@ -73,6 +73,15 @@ pub struct Request {
 }
 
 impl Request {
+    /// The client's address as the edge reports it (`CF-Connecting-IP`); requests without one
+    /// share the bucket `unknown`.
+    pub fn client_ip(&self) -> &str {
+        self.header("cf-connecting-ip")
+            .map(str::trim)
+            .filter(|ip| !ip.is_empty())
+            .unwrap_or("unknown")
+    }
+
     /// A request with no headers and no body, handy for tests.
     pub fn new(method: Method, target: &str) -> Request {
         let (path, query) = match target.split_once('?') {

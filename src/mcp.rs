@@ -22,41 +22,61 @@ const INVALID_REQUEST: i64 = -32600;
 const METHOD_NOT_FOUND: i64 = -32601;
 const INVALID_PARAMS: i64 = -32602;
 
-/// Handles one HTTP POST to `/mcp`.
-pub fn handle(request: &Request) -> Response {
+/// What the tool calls of a message (or batch) cost in the per-client rate limit: grounding
+/// weighs as its text does (`context::cost`), any other tool call one; other methods nothing.
+fn cost(messages: &[&Value]) -> u32 {
+    messages
+        .iter()
+        .filter(|m| m["method"] == "tools/call")
+        .map(|m| match m["params"]["name"].as_str() {
+            Some("radref_ground") => {
+                crate::context::cost(m["params"]["arguments"]["text"].as_str().unwrap_or(""))
+            }
+            _ => 1,
+        })
+        .fold(0u32, u32::saturating_add)
+}
+
+/// Handles one HTTP POST to `/mcp`. `charge` spends the message's cost beyond the one unit
+/// the request already spent, and refuses (429) when that much budget is not left.
+pub fn handle(
+    request: &Request,
+    charge: impl FnOnce(u32) -> Result<(), ApiError>,
+) -> Result<Response, ApiError> {
     if let Some(version) = request.header("mcp-protocol-version") {
         if !PROTOCOL_VERSIONS.contains(&version.trim()) {
-            return http_error(
-                400,
-                None,
-                INVALID_REQUEST,
-                &format!(
-                    "unsupported MCP-Protocol-Version '{}'; supported: {}",
-                    version.trim(),
-                    PROTOCOL_VERSIONS.join(", ")
-                ),
+            let message = format!(
+                "unsupported MCP-Protocol-Version '{}'; supported: {}",
+                version.trim(),
+                PROTOCOL_VERSIONS.join(", ")
             );
+            return Ok(http_error(400, None, INVALID_REQUEST, &message));
         }
     }
     if !request.is_json() {
-        return http_error(
+        return Ok(http_error(
             415,
             None,
             INVALID_REQUEST,
             "send JSON-RPC messages with 'Content-Type: application/json'",
-        );
+        ));
     }
     let message: Value = match serde_json::from_slice(&request.body) {
         Ok(v) => v,
-        Err(e) => return http_error(400, None, PARSE_ERROR, &format!("parse error: {e}")),
+        Err(e) => {
+            let text = format!("parse error: {e}");
+            return Ok(http_error(400, None, PARSE_ERROR, &text));
+        }
     };
     let messages: Vec<&Value> = match &message {
         Value::Array(batch) if batch.is_empty() => {
-            return http_error(400, None, INVALID_REQUEST, "empty batch")
+            return Ok(http_error(400, None, INVALID_REQUEST, "empty batch"))
         }
         Value::Array(batch) => batch.iter().collect(),
         single => vec![single],
     };
+    // Nothing runs until the whole message is paid for.
+    charge(cost(&messages).saturating_sub(1))?;
     // A malformed message is refused as a whole (HTTP 400), so a client never mistakes it
     // for an answered request.
     let mut replies = Vec::new();
@@ -64,15 +84,15 @@ pub fn handle(request: &Request) -> Response {
         match answer(m) {
             Ok(Some(reply)) => replies.push(reply),
             Ok(None) => {}
-            Err(invalid) => return Response::json(400, &invalid),
+            Err(invalid) => return Ok(Response::json(400, &invalid)),
         }
     }
-    match (message.is_array(), replies.len()) {
+    Ok(match (message.is_array(), replies.len()) {
         // Only notifications or responses: accepted, nothing to say.
         (_, 0) => Response::empty(202),
         (false, _) => Response::json(200, &replies[0]),
         (true, _) => Response::json(200, &Value::Array(replies)),
-    }
+    })
 }
 
 fn http_error(status: u16, id: Option<Value>, code: i64, message: &str) -> Response {
@@ -472,7 +492,9 @@ mod tests {
             &Request::new(Method::Post, "/mcp")
                 .with_header("content-type", "application/json")
                 .with_body(body.as_bytes().to_vec()),
+            |_| Ok(()),
         )
+        .unwrap()
     }
 
     fn body(r: &Response) -> Value {
@@ -589,7 +611,11 @@ mod tests {
             r#"[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","method":"notifications/initialized"}]"#,
         ));
         assert_eq!(batch.as_array().unwrap().len(), 1);
-        let wrong_type = handle(&Request::new(Method::Post, "/mcp").with_body(b"{}".to_vec()));
+        let wrong_type = handle(
+            &Request::new(Method::Post, "/mcp").with_body(b"{}".to_vec()),
+            |_| Ok(()),
+        )
+        .unwrap();
         assert_eq!(wrong_type.status, 415);
     }
 }

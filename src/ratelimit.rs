@@ -40,6 +40,17 @@ impl RateLimiter {
 
     /// Counts a request of `key` at `now_secs` and decides whether it may proceed.
     pub fn check(&self, key: &str, now_secs: u64) -> Decision {
+        self.take(key, 1, now_secs)
+    }
+
+    /// The state of `key`'s budget at `now_secs`, counting nothing.
+    pub fn peek(&self, key: &str, now_secs: u64) -> Decision {
+        self.take(key, 0, now_secs)
+    }
+
+    /// Spends `units` of `key`'s budget at `now_secs` if that many are left (a costly request
+    /// weighs more than one); otherwise spends nothing and refuses.
+    pub fn take(&self, key: &str, units: u32, now_secs: u64) -> Decision {
         let window = now_secs / self.window_secs * self.window_secs;
         let reset = window + self.window_secs - now_secs;
         let mut windows = self.windows.borrow_mut();
@@ -50,9 +61,13 @@ impl RateLimiter {
         if entry.0 != window {
             *entry = (window, 0);
         }
-        let allowed = entry.1 < self.limit;
+        let allowed = if units == 0 {
+            entry.1 < self.limit
+        } else {
+            entry.1.saturating_add(units) <= self.limit
+        };
         if allowed {
-            entry.1 += 1;
+            entry.1 = entry.1.saturating_add(units);
         }
         Decision {
             allowed,
@@ -81,5 +96,19 @@ mod tests {
         assert_eq!(c.reset, 30);
         assert!(rl.check("5.6.7.8", 150).allowed, "keys are independent");
         assert!(rl.check("1.2.3.4", 180).allowed, "a new window starts");
+    }
+
+    #[test]
+    fn a_costly_request_spends_several_units_or_none() {
+        let rl = RateLimiter::new(10, 60);
+        assert_eq!(rl.take("ip", 8, 0).remaining, 2);
+        let refused = rl.take("ip", 3, 1);
+        assert!(!refused.allowed);
+        assert_eq!(refused.remaining, 2, "a refused request spends nothing");
+        assert!(rl.peek("ip", 2).allowed);
+        assert_eq!(rl.peek("ip", 2).remaining, 2, "peeking spends nothing");
+        assert!(rl.take("ip", 2, 3).allowed);
+        assert!(!rl.peek("ip", 4).allowed, "spent");
+        assert!(!rl.check("ip", 5).allowed);
     }
 }

@@ -73,6 +73,8 @@ pub struct App {
     pub corpus_limiter: RateLimiter,
     /// Per-key counters of the template and webhook routes.
     pub key_limiter: RateLimiter,
+    /// Per-client counters of failed key checks.
+    pub auth_failures: RateLimiter,
 }
 
 impl App {
@@ -80,10 +82,12 @@ impl App {
     pub fn new(config: Config) -> App {
         let corpus_limiter = RateLimiter::new(config.corpus_rate_limit, config.corpus_rate_window);
         let key_limiter = RateLimiter::new(config.key_rate_limit, config.key_rate_window);
+        let auth_failures = RateLimiter::new(config.auth_failure_limit, config.auth_failure_window);
         App {
             config,
             corpus_limiter,
             key_limiter,
+            auth_failures,
         }
     }
 }

@@ -16,6 +16,8 @@ pub fn dispatch<S: Services>(op: ContextOp, call: &Call<'_, S>) -> Result<Respon
         ContextOp::GetGroundedContext => from_query(call.request)?,
         ContextOp::PostGroundedContext => from_body(call.request)?,
     };
+    // The request spent one unit on arrival; a long finding weighs what it costs.
+    call.charge(ctx::cost(&query.text) - 1)?;
     let response = match query.format {
         Format::Json => Response::json(200, &ctx::to_json(&query)),
         Format::Markdown => {

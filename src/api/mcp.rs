@@ -9,6 +9,6 @@ use crate::services::Services;
 /// Runs the MCP operation.
 pub fn dispatch<S: Services>(op: McpOp, call: &Call<'_, S>) -> Result<Response, ApiError> {
     match op {
-        McpOp::PostMcp => Ok(crate::mcp::handle(call.request)),
+        McpOp::PostMcp => crate::mcp::handle(call.request, |units| call.charge(units)),
     }
 }
