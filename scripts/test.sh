@@ -55,6 +55,7 @@ WEBHOOK_KEY=$(python3 -c 'import secrets; print(secrets.token_hex(32))')
 start_worker "$STATE" --test-scheduled --var ENVIRONMENT:test \
     --var CORPUS_RATE_LIMIT:40 --var CORPUS_RATE_WINDOW:600 \
     --var KEY_RATE_LIMIT:1500 --var KEY_RATE_WINDOW:600 \
+    --var AUTH_FAILURE_LIMIT:20 --var AUTH_FAILURE_WINDOW:600 \
     --var ALLOW_HTTP_LOOPBACK:true --var WEBHOOK_RETRY_DELAYS:2,2,2,2 \
     --var "WEBHOOK_SECRET_KEY:$WEBHOOK_KEY"
 phase_done

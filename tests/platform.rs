@@ -165,3 +165,37 @@ fn oversized_bodies_are_refused_by_size_before_the_key_is_looked_at() {
     let line = raw_post("/api/v1/templates", 1024, true);
     assert!(line.contains(" 401 "), "{line}");
 }
+
+#[test]
+fn failed_key_checks_from_one_address_end_in_429() {
+    let ip = crate::support::fresh_ip();
+    let bad = [
+        ("CF-Connecting-IP", ip.as_str()),
+        (
+            "Authorization",
+            "Bearer rr_nosuch01_aKeyThatWasNeverIssuedAtAll01",
+        ),
+    ];
+    let mut failures = 0;
+    let refused = loop {
+        let reply = send("GET", "/api/v1/templates", &bad, None);
+        if reply.status != 401 {
+            break reply;
+        }
+        failures += 1;
+        assert!(failures <= 100, "no limit on failed key checks");
+    };
+    assert_eq!(refused.status, 429, "{}", refused.body);
+    assert!(refused.header("retry-after").is_some());
+    // From that address even a good key waits; from another it works.
+    let good = "Bearer rr_tplalice_templatesKeyAliceIntegration01";
+    let reply = send(
+        "GET",
+        "/api/v1/templates",
+        &[("CF-Connecting-IP", ip.as_str()), ("Authorization", good)],
+        None,
+    );
+    assert_eq!(reply.status, 429);
+    let reply = send("GET", "/api/v1/templates", &[("Authorization", good)], None);
+    assert_eq!(reply.status, 200, "{}", reply.body);
+}
