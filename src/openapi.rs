@@ -571,13 +571,13 @@ fn template_operation(op: TemplateOp) -> Value {
                 ),
                 q(
                     "favorites_only",
-                    "Only favourites.",
+                    "Only the caller's own favourites (another user's favourite flag is private).",
                     json!({ "type": "boolean", "default": false }),
                     false,
                 ),
                 q(
                     "sort",
-                    "Sort key.",
+                    "Sort key. With scope=public, usage_count ranks by the caller's own uses: other users' templates count as unused (ties break by id).",
                     json!({ "type": "string", "enum": tpl::SORTS, "default": "usage_count" }),
                     false,
                 ),
@@ -589,12 +589,12 @@ fn template_operation(op: TemplateOp) -> Value {
                 ),
                 q(
                     "scope",
-                    "mine (default): the caller's templates; public: every public template.",
+                    "mine (default): the caller's templates; public: every public template, other users' ones in the public view (PublicTemplate).",
                     json!({ "type": "string", "enum": ["mine", "public"], "default": "mine" }),
                     false,
                 ),
             ]);
-            json!({ "parameters": params, "responses": template_responses("200", page_of("Template"), &["422"]) })
+            json!({ "parameters": params, "responses": template_responses("200", page_of("TemplateView"), &["422"]) })
         }
         TemplateOp::CreateTemplate => json!({
             "requestBody": json_body(json!({ "$ref": "#/components/schemas/TemplateCreate" }),
@@ -606,7 +606,7 @@ fn template_operation(op: TemplateOp) -> Value {
             "responses": template_responses("200", data_of("Template"), &["404", "422"])
         }),
         TemplateOp::GetTemplate => json!({ "parameters": [ template_id() ],
-            "responses": template_responses("200", data_of("Template"), &["404"]) }),
+            "responses": template_responses("200", data_of("TemplateView"), &["404"]) }),
         TemplateOp::UpdateTemplate => json!({ "parameters": [ template_id() ],
             "requestBody": json_body(json!({ "$ref": "#/components/schemas/TemplateUpdate" }), None),
             "responses": template_responses("200", data_of("Template"), &["404", "409", "413", "422"]) }),
@@ -838,8 +838,10 @@ fn components() -> Value {
             },
             "Template": {
                 "type": "object",
-                "required": ["id", "name", "content", "content_text", "tags", "voice_aliases", "is_favorite", "is_public", "usage_count", "created_by", "created_at", "updated_at"],
+                "description": "One of the caller's own templates, with every field.",
+                "required": ["owned", "id", "name", "content", "content_text", "tags", "voice_aliases", "is_favorite", "is_public", "usage_count", "created_by", "created_at", "updated_at"],
                 "properties": {
+                    "owned": { "const": true, "description": "The caller owns this template." },
                     "id": { "type": "string" }, "name": { "type": "string" },
                     "content": { "type": "string", "description": "Sanitised HTML." },
                     "content_text": { "type": "string", "description": "Plain text derived from content; not writable." },
@@ -853,9 +855,29 @@ fn components() -> Value {
                     "created_by": { "type": "string" }, "created_at": { "type": "string" }, "updated_at": { "type": "string" }
                 }
             },
+            "PublicTemplate": {
+                "type": "object", "additionalProperties": false,
+                "description": format!("Another user's public template, read-only: what a reader needs, without the owner's {}.", tpl::OWNER_ONLY.join(", ")),
+                "required": ["owned", "id", "name", "content", "content_text", "tags", "is_public", "created_at", "updated_at"],
+                "properties": {
+                    "owned": { "const": false, "description": "Another user owns this template." },
+                    "id": { "type": "string" }, "name": { "type": "string" },
+                    "content": { "type": "string", "description": "Sanitised HTML." },
+                    "content_text": { "type": "string" },
+                    "exam_type": { "type": ["string", "null"] }, "modality": { "type": ["string", "null"] },
+                    "category": { "type": ["string", "null"] }, "subcategory": { "type": ["string", "null"] },
+                    "tags": { "type": "array", "items": { "type": "string" } },
+                    "is_public": { "const": true },
+                    "created_at": { "type": "string" }, "updated_at": { "type": "string" }
+                }
+            },
+            "TemplateView": {
+                "description": "The caller's own template in full (owned: true), or another user's public template in the public view (owned: false).",
+                "oneOf": [ { "$ref": "#/components/schemas/Template" }, { "$ref": "#/components/schemas/PublicTemplate" } ]
+            },
             "TemplateCreate": {
                 "type": "object", "additionalProperties": false, "required": ["name", "content"],
-                "description": "Read-only fields (id, content_text, usage_count, last_used_at, created_by, created_at, updated_at) and unknown fields are refused with 422.",
+                "description": format!("Read-only fields ({}) and unknown fields are refused with 422.", tpl::READ_ONLY.join(", ")),
                 "properties": template_fields.clone()
             },
             "TemplateUpdate": {
