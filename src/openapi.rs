@@ -77,6 +77,19 @@ fn ok(description: &str, schema: Value) -> Value {
     })
 }
 
+/// A date as `corpus::validate::is_date` accepts it, or empty (absent): `YYYY`, `YYYY-MM`, or
+/// `YYYY-MM-DD` naming a day of the Gregorian calendar. Days 29 and 30 exist in every month but
+/// February, 31 in the long months, and 29 February in years divisible by 4, except centuries
+/// not divisible by 400.
+const DATE_PATTERN: &str = concat!(
+    "^(",
+    "[0-9]{4}(-(0[1-9]|1[0-2])(-(0[1-9]|1[0-9]|2[0-8]))?)?",
+    "|[0-9]{4}-(0[13-9]|1[0-2])-(29|30)",
+    "|[0-9]{4}-(0[13578]|1[02])-31",
+    "|([0-9]{2}(0[48]|[2468][048]|[13579][26])|(0[048]|[2468][048]|[13579][26])00)-02-29",
+    ")?$"
+);
+
 /// A voice phrase must hold a character other than ASCII whitespace, ASCII punctuation and
 /// ASCII control characters (see `templates::normalize_voice`).
 const VOICE_PATTERN: &str = "[^\\s!-/:-@\\[-`{-~\\x00-\\x1f\\x7f]";
@@ -450,7 +463,7 @@ fn corpus_operation(op: CorpusOp) -> Value {
             "data": { "type": "array", "items": { "$ref": "#/components/schemas/SearchHit" } },
             "meta": { "type": "object" }, "notice": { "type": "string" } } }))),
         CorpusOp::ListChanges => corpus_get(json!([
-            q("since", "Only events on or after this date (YYYY, YYYY-MM or YYYY-MM-DD).", json!({ "type": "string", "pattern": "^([0-9]{4}(-(0[1-9]|1[0-2])(-(0[1-9]|[12][0-9]|3[01]))?)?)?$" }), false),
+            q("since", "Only events on or after this date (YYYY, YYYY-MM or YYYY-MM-DD); a day that does not exist in the calendar, such as 2021-02-29, gets 400.", json!({ "type": "string", "pattern": DATE_PATTERN }), false),
             q("limit", &format!("Maximum events, 1 to {}.", crate::corpus::compiled::CHANGES_MAX_LIMIT), limit_schema(crate::corpus::compiled::CHANGES_MAX_LIMIT, crate::corpus::compiled::CHANGES_DEFAULT_LIMIT), false)
         ]), ok("Events.", json!({ "type": "object", "required": ["data", "meta"], "properties": {
             "data": { "type": "array", "items": { "$ref": "#/components/schemas/Event" } },

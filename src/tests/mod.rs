@@ -5,6 +5,8 @@
 
 /// Every row of the endpoint table: 401, 403, 405 with `Allow`, HEAD, 404, `llms.txt` links.
 mod endpoints;
+/// Parameters shared by many routes: calendar dates, bounded lists.
+mod params;
 /// Templates: ownership, voice-command uniqueness, partial updates, filters, paging.
 mod templates;
 /// Webhooks and the deliveries consumer: signing, retries, leases, deactivation, idempotency.
