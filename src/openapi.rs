@@ -247,7 +247,8 @@ fn webhook_schemas() -> Value {
             "type": "object", "required": ["id", "type", "created_at", "data"],
             "description": "The envelope posted to subscribers, byte for byte the same on every attempt.",
             "properties": { "id": { "type": "string", "description": "Unique event id (evt_...); also the webhook-id header. Deduplicate on it." },
-                "type": { "$ref": "#/components/schemas/EventType" }, "created_at": { "type": "string" }, "data": { "type": "object" } }
+                "type": { "$ref": "#/components/schemas/EventType" }, "created_at": { "type": "string" },
+                "data": { "type": "object", "description": "The publisher's data as its JSON text, only the whitespace between tokens removed: numbers keep their digits (123456789012345678901234567890, -0) and strings their escapes." } }
         },
         "EventPublish": {
             "oneOf": [
@@ -674,7 +675,7 @@ fn webhook_operation(op: WebhookOp) -> Value {
                 "replayed": { "type": "boolean", "description": "Present and true when an earlier request with the same Idempotency-Key published this event." } } });
             let max_key = wh::MAX_IDEMPOTENCY_KEY_CHARS;
             json!({
-                "description": "With an Idempotency-Key header, a repeated request returns the event the key first published (202, Idempotent-Replayed: true) instead of publishing again; the same key with a different type or data is 409.",
+                "description": "With an Idempotency-Key header, a repeated request returns the event the key first published (202, Idempotent-Replayed: true) instead of publishing again; the same key with a different type or data (a different JSON text, spacing aside) is 409. data that JSON allows but that cannot be read without change (a number beyond a 64-bit float such as 1e400, a lone surrogate escape, nesting deeper than 128 levels) is 422 with details.field = data.",
                 "parameters": [ { "name": "Idempotency-Key", "in": "header", "required": false,
                     "description": format!("1 to {max_key} visible ASCII characters, unique per publishing user; makes retries of this call safe."),
                     "schema": { "type": "string", "minLength": 1, "maxLength": max_key, "pattern": "^[!-~]+$" } } ],
