@@ -489,8 +489,8 @@ fn context_operation(op: ContextOp) -> Value {
             "parameters": [
                 q("q", &format!("Finding text or query to ground against (up to {} characters; POST takes longer text).", context::MAX_QUERY_CHARS), json!({ "type": "string", "maxLength": context::MAX_QUERY_CHARS }), false),
                 { "name": "systems", "in": "query", "required": false, "style": "form", "explode": false,
-                  "description": "Comma-separated system slugs to include whatever their rank.",
-                  "schema": { "type": "array", "items": { "type": "string", "enum": slugs } } },
+                  "description": format!("Comma-separated system slugs to include whatever their rank (at most {}).", context::MAX_SYSTEMS),
+                  "schema": { "type": "array", "maxItems": context::MAX_SYSTEMS, "items": { "type": "string", "enum": slugs } } },
                 q("organ", "Restrict to systems of this organ.", json!({ "type": "string", "enum": organs }), false),
                 q("limit", &format!("Maximum number of ranked systems, 1 to {}.", context::MAX_LIMIT), limit_schema(context::MAX_LIMIT, context::DEFAULT_LIMIT), false),
                 q("format", "json (default) or markdown (md).", json!({ "type": "string", "enum": ["json", "markdown", "md"], "default": "json" }), false),
@@ -511,7 +511,7 @@ fn context_operation(op: ContextOp) -> Value {
                     "description": "Every field is optional; null means the same as leaving it out. Give text, systems, or both; with neither, nothing is grounded.",
                     "properties": {
                         "text": { "type": ["string", "null"], "maxLength": context::MAX_TEXT_CHARS },
-                        "systems": { "type": ["array", "null"], "items": { "type": "string", "enum": slugs } },
+                        "systems": { "type": ["array", "null"], "maxItems": context::MAX_SYSTEMS, "items": { "type": "string", "enum": slugs } },
                         "organ": { "enum": organ_or_none },
                         "limit": { "type": ["integer", "null"], "minimum": 1, "maximum": context::MAX_LIMIT, "default": context::DEFAULT_LIMIT },
                         "format": { "enum": ["json", "markdown", "md", "", null], "description": "json (default; also empty) or markdown (md)." },
