@@ -41,6 +41,7 @@ revoke-key:
 simulate:
 	@TYPE="$(or $(TYPE),all)" scripts/simulate.sh
 
-## A local webhook receiver that verifies signatures: make receiver SECRET=<secret> [PORT=9000]
+## A local webhook receiver that verifies signatures: SECRET=<secret> make receiver [PORT=9000]
+## (the secret is read from the environment, never put on a command line)
 receiver:
-	@python3 scripts/receiver.py --port "$(or $(PORT),9000)" --secret "$(SECRET)"
+	@RADREF_RECEIVER_SECRET="$$SECRET" python3 scripts/receiver.py --port "$(or $(PORT),9000)"

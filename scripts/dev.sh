@@ -31,6 +31,12 @@ if [ ! -s "$KEY_FILE" ]; then
 else
     echo "using $KEY_FILE"
 fi
+# The key reaches wrangler through a file (--env-file), never on its command line, which any
+# user of the machine can read with `ps`. printf is a shell builtin, so no process is started
+# with the key among its arguments either.
+SECRETS_FILE="$STATE/secrets.env"
+(umask 077 && printf 'WEBHOOK_SECRET_KEY=%s\n' "$(cat "$KEY_FILE")" >"$SECRETS_FILE")
+chmod 600 "$KEY_FILE" "$SECRETS_FILE"
 phase_done
 
 phase "dev: wrangler dev on http://127.0.0.1:$PORT (Ctrl-C stops it)"
@@ -44,6 +50,6 @@ if [ -n "${WEBHOOK_RETRY_DELAYS:-}" ]; then
     EXTRA_VARS+=(--var "WEBHOOK_RETRY_DELAYS:$WEBHOOK_RETRY_DELAYS")
 fi
 exec wrangler dev --ip 127.0.0.1 --port "$PORT" --persist-to "$STATE" \
-    --show-interactive-dev-session=false \
+    --show-interactive-dev-session=false --env-file "$SECRETS_FILE" \
     --var ENVIRONMENT:development --var ALLOW_HTTP_LOOPBACK:true \
-    --var "WEBHOOK_SECRET_KEY:$(cat "$KEY_FILE")" "${EXTRA_VARS[@]}" </dev/null
+    "${EXTRA_VARS[@]}" </dev/null

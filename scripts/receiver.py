@@ -5,13 +5,17 @@ It listens on 127.0.0.1, verifies both signatures of every delivery with the Pyt
 library only, answers 200 (or 401 when a signature does not verify), and prints what arrived.
 Subscribe it with `http://127.0.0.1:<port>/` under `make dev` (which allows http to loopback).
 
-    python3 scripts/receiver.py --port 9000 --secret 'the secret you subscribed with'
+    RADREF_RECEIVER_SECRET='the secret you subscribed with' python3 scripts/receiver.py --port 9000
+
+The secret is read from the environment, so it is not on the command line that `ps` shows to
+every user of the machine (`--secret` still works, with that drawback).
 """
 import argparse
 import base64
 import hashlib
 import hmac
 import json
+import os
 import time
 from http.server import BaseHTTPRequestHandler, HTTPServer
 
@@ -37,9 +41,11 @@ def verify(secret: bytes, headers, body: bytes) -> list[str]:
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--port", type=int, default=9000)
-    parser.add_argument("--secret", required=True)
+    parser.add_argument("--secret", help="prefer the environment variable RADREF_RECEIVER_SECRET")
     args = parser.parse_args()
-    secret = args.secret.encode()
+    secret = (args.secret or os.environ.get("RADREF_RECEIVER_SECRET", "")).encode()
+    if not secret:
+        parser.error("set RADREF_RECEIVER_SECRET (or --secret) to the secret you subscribed with")
     seen = set()
 
     class Handler(BaseHTTPRequestHandler):

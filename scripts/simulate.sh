@@ -27,12 +27,18 @@ else
     TYPES="$TYPE"
 fi
 
+# The key goes to curl in a private file (-H @file), not among its arguments, which `ps`
+# shows to every user of the machine.
+HEADERS=$(mktemp "${TMPDIR:-/tmp}/radref-simulate-headers.XXXXXX")
+trap 'rm -f "$HEADERS"' EXIT
+printf 'Authorization: Bearer %s\nContent-Type: application/json\n' "$KEY" >"$HEADERS"
+
 failed=0
 for type in $TYPES; do
     data=$(sample "$type")
     printf '==> publishing %s to %s/api/v1/events\n' "$type" "$BASE_URL"
     status=$(curl -sS -m 15 -o /tmp/radref-simulate.$$ -w '%{http_code}' \
-        -H "Authorization: Bearer $KEY" -H 'Content-Type: application/json' \
+        -H @"$HEADERS" \
         --data "{\"type\":\"$type\",\"data\":$data}" "$BASE_URL/api/v1/events") \
         || { echo "    could not reach $BASE_URL (is 'make dev' running?)"; exit 1; }
     printf '    HTTP %s: %s\n' "$status" "$(cat /tmp/radref-simulate.$$)"

@@ -47,17 +47,18 @@ echo "test keys loaded (tests/fixtures/keys.sql)"
 phase_done
 
 phase "test: start wrangler dev"
-WEBHOOK_KEY=$(python3 -c 'import secrets; print(secrets.token_hex(32))')
 # Low limits so the 429 paths are testable (the tests give each client its own address).
 # Webhooks: http to the tests' loopback receiver allowed, a 2-second retry schedule instead
 # of 1 min / 5 min / 30 min / 2 h, and a throw-away sealing key. --test-scheduled exposes
-# /__scheduled, which runs the daily retention sweep on request.
-start_worker "$STATE" --test-scheduled --var ENVIRONMENT:test \
+# /__scheduled, which runs the daily retention sweep on request. The key goes through a file
+# (--env-file) in the run's private state directory, never on a command line `ps` shows.
+(umask 077 && python3 -c 'import secrets; print("WEBHOOK_SECRET_KEY=" + secrets.token_hex(32))' \
+    >"$STATE/secrets.env")
+start_worker "$STATE" --test-scheduled --env-file "$STATE/secrets.env" --var ENVIRONMENT:test \
     --var CORPUS_RATE_LIMIT:40 --var CORPUS_RATE_WINDOW:600 \
     --var KEY_RATE_LIMIT:1500 --var KEY_RATE_WINDOW:600 \
     --var AUTH_FAILURE_LIMIT:20 --var AUTH_FAILURE_WINDOW:600 \
-    --var ALLOW_HTTP_LOOPBACK:true --var WEBHOOK_RETRY_DELAYS:2,2,2,2 \
-    --var "WEBHOOK_SECRET_KEY:$WEBHOOK_KEY"
+    --var ALLOW_HTTP_LOOPBACK:true --var WEBHOOK_RETRY_DELAYS:2,2,2,2
 phase_done
 
 phase "test: integration tests over HTTP (cargo test --test integration)"
@@ -106,7 +107,7 @@ phase "test: webhook deliveries survive a killed worker (tests/restart/recovery.
 stop_worker
 python3 tests/restart/recovery.py "$STATE" -- --var ENVIRONMENT:test \
     --var ALLOW_HTTP_LOOPBACK:true --var WEBHOOK_RETRY_DELAYS:10,10,10,10 \
-    --var "WEBHOOK_SECRET_KEY:$WEBHOOK_KEY" \
+    --env-file "$STATE/secrets.env" \
     || { echo "--- wrangler dev log (last 60 lines) ---"; tail -n 60 "$STATE/recovery-wrangler.log"; die "restart recovery test"; }
 phase_done
 

@@ -25,6 +25,9 @@ pub const MAX_QUERY_CHARS: usize = 1_000;
 /// Default and maximum number of systems.
 pub const DEFAULT_LIMIT: usize = 4;
 pub const MAX_LIMIT: usize = 8;
+/// Most entries `systems` may list (room for every system of the corpus), so the work of
+/// checking them and the list echoed in the answer stay bounded whatever the body's size.
+pub const MAX_SYSTEMS: usize = 64;
 /// Outcomes and rules shown per system, at most.
 const MAX_OUTCOMES: usize = 8;
 const MAX_RULES_PER_UNIT: usize = 12;
@@ -89,12 +92,24 @@ impl ContextQuery {
                 format!("the finding text is longer than {MAX_TEXT_CHARS} characters"),
             ));
         }
-        let systems: Vec<String> = systems
+        let mut systems: Vec<String> = systems
             .unwrap_or_default()
             .into_iter()
             .map(|s| s.trim().to_lowercase())
             .filter(|s| !s.is_empty())
             .collect();
+        if systems.len() > MAX_SYSTEMS {
+            return Err(ApiError::bad_param(
+                "systems",
+                format!(
+                    "'systems' may list at most {MAX_SYSTEMS} slugs; got {}",
+                    systems.len()
+                ),
+            ));
+        }
+        // A slug named twice is included once.
+        let mut seen = std::collections::BTreeSet::new();
+        systems.retain(|s| seen.insert(s.clone()));
         for slug in &systems {
             if compiled::system(slug).is_none() {
                 let closest = search::closest_slugs(slug, 3);

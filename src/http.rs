@@ -6,7 +6,8 @@
 use std::borrow::Cow;
 use std::fmt;
 
-/// The HTTP methods radref answers. Anything else is reported as `Other` and answered 405.
+/// The HTTP methods radref answers. Anything else is kept by name as `Other` and answered 405,
+/// so the answer can say which method it refused.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Method {
     Get,
@@ -16,7 +17,7 @@ pub enum Method {
     Patch,
     Delete,
     Options,
-    Other,
+    Other(OtherMethod),
 }
 
 impl Method {
@@ -30,12 +31,12 @@ impl Method {
             "PATCH" => Method::Patch,
             "DELETE" => Method::Delete,
             "OPTIONS" => Method::Options,
-            _ => Method::Other,
+            other => Method::Other(OtherMethod::new(other)),
         }
     }
 
-    /// The wire name of the method.
-    pub fn as_str(self) -> &'static str {
+    /// The wire name of the method (of an unknown one, as much as [`OtherMethod`] keeps).
+    pub fn as_str(&self) -> &str {
         match self {
             Method::Get => "GET",
             Method::Head => "HEAD",
@@ -44,7 +45,7 @@ impl Method {
             Method::Patch => "PATCH",
             Method::Delete => "DELETE",
             Method::Options => "OPTIONS",
-            Method::Other => "OTHER",
+            Method::Other(other) => other.as_str(),
         }
     }
 }
@@ -52,6 +53,58 @@ impl Method {
 impl fmt::Display for Method {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
+    }
+}
+
+/// The name of a method radref does not answer (`TRACE`, `CONNECT`, `PROPFIND`, `get`, ...),
+/// held inline so [`Method`] stays `Copy` and usable in the endpoint table's constants.
+///
+/// The name is echoed in a 405 message, so it is kept printable: a byte outside HTTP's token
+/// characters becomes `?`, and a name longer than [`OtherMethod::MAX_LEN`] bytes is cut and
+/// ends in `...`.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub struct OtherMethod {
+    len: u8,
+    name: [u8; OtherMethod::MAX_LEN],
+}
+
+impl OtherMethod {
+    /// The most bytes of a name kept; every registered method name is shorter.
+    pub const MAX_LEN: usize = 32;
+
+    fn new(name: &str) -> OtherMethod {
+        // RFC 9110 token characters: visible ASCII except delimiters.
+        let token = |b: u8| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b);
+        let mut out = OtherMethod {
+            len: 0,
+            name: [0; OtherMethod::MAX_LEN],
+        };
+        let cut = name.len() > OtherMethod::MAX_LEN;
+        let keep = if cut {
+            OtherMethod::MAX_LEN - 3
+        } else {
+            name.len()
+        };
+        for (slot, b) in out.name.iter_mut().zip(name.bytes().take(keep)) {
+            *slot = if token(b) { b } else { b'?' };
+        }
+        if cut {
+            out.name[keep..].copy_from_slice(b"...");
+        }
+        out.len = if cut { OtherMethod::MAX_LEN } else { keep } as u8;
+        out
+    }
+
+    /// The kept name (ASCII).
+    pub fn as_str(&self) -> &str {
+        // Only ASCII bytes are ever stored, so this cannot fail.
+        std::str::from_utf8(&self.name[..usize::from(self.len)]).unwrap_or("?")
+    }
+}
+
+impl fmt::Debug for OtherMethod {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{:?}", self.as_str())
     }
 }
 
@@ -240,6 +293,24 @@ fn hex_val(b: u8) -> Option<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_unknown_method_keeps_its_name() {
+        assert_eq!(Method::parse("TRACE").as_str(), "TRACE");
+        assert_eq!(Method::parse("PROPFIND").to_string(), "PROPFIND");
+        // Methods are case-sensitive: "get" is not GET.
+        assert_eq!(Method::parse("get").as_str(), "get");
+        assert_ne!(Method::parse("get"), Method::Get);
+        assert_eq!(Method::parse("TRACE"), Method::parse("TRACE"));
+        assert_ne!(Method::parse("TRACE"), Method::parse("CONNECT"));
+        // What is echoed stays a printable token of bounded length.
+        assert_eq!(Method::parse("BAD \"x\"\n").as_str(), "BAD??x??");
+        assert_eq!(Method::parse("Ü").as_str(), "??");
+        let long = Method::parse(&"X".repeat(1000));
+        assert_eq!(long.as_str().len(), OtherMethod::MAX_LEN);
+        assert!(long.as_str().ends_with("XXX..."));
+        assert_eq!(Method::parse("").as_str(), "");
+    }
 
     #[test]
     fn query_decodes_plus_and_percent() {

@@ -250,7 +250,7 @@ pub fn tools() -> Vec<Value> {
             "description": "Given a finding (e.g. 'incidental 8 mm solid lung nodule in a smoker' or a report paragraph), returns the most relevant systems with their cited criteria, categories, management and risk, what the finding did not state, and a markdown block ready for a prompt. verified=true (default) keeps only current systems and verified lines and says how many draft lines were withheld; verified=false includes drafts, flagged.",
             "inputSchema": object(json!({
                 "text": { "type": "string", "maxLength": context::MAX_TEXT_CHARS, "description": "The finding text." },
-                "systems": { "type": "array", "items": { "type": "string", "enum": slugs }, "description": "Systems to include whatever their rank." },
+                "systems": { "type": "array", "maxItems": context::MAX_SYSTEMS, "items": { "type": "string", "enum": slugs }, "description": "Systems to include whatever their rank." },
                 "organ": { "type": "string" },
                 "limit": { "type": "integer", "minimum": 1, "maximum": context::MAX_LIMIT, "default": context::DEFAULT_LIMIT },
                 "verified": { "type": "boolean", "default": true }

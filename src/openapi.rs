@@ -94,6 +94,19 @@ fn ok(description: &str, schema: Value) -> Value {
     })
 }
 
+/// A date as `corpus::validate::is_date` accepts it, or empty (absent): `YYYY`, `YYYY-MM`, or
+/// `YYYY-MM-DD` naming a day of the Gregorian calendar. Days 29 and 30 exist in every month but
+/// February, 31 in the long months, and 29 February in years divisible by 4, except centuries
+/// not divisible by 400.
+const DATE_PATTERN: &str = concat!(
+    "^(",
+    "[0-9]{4}(-(0[1-9]|1[0-2])(-(0[1-9]|1[0-9]|2[0-8]))?)?",
+    "|[0-9]{4}-(0[13-9]|1[0-2])-(29|30)",
+    "|[0-9]{4}-(0[13578]|1[02])-31",
+    "|([0-9]{2}(0[48]|[2468][048]|[13579][26])|(0[048]|[2468][048]|[13579][26])00)-02-29",
+    ")?$"
+);
+
 /// A voice phrase must hold a character other than ASCII whitespace, ASCII punctuation and
 /// ASCII control characters (see `templates::normalize_voice`).
 const VOICE_PATTERN: &str = "[^\\s!-/:-@\\[-`{-~\\x00-\\x1f\\x7f]";
@@ -249,7 +262,8 @@ fn webhook_schemas() -> Value {
             "type": "object", "required": ["id", "type", "created_at", "data"],
             "description": "The envelope posted to subscribers, byte for byte the same on every attempt.",
             "properties": { "id": { "type": "string", "description": "Unique event id (evt_...); also the webhook-id header. Deduplicate on it." },
-                "type": { "$ref": "#/components/schemas/EventType" }, "created_at": { "type": "string" }, "data": { "type": "object" } }
+                "type": { "$ref": "#/components/schemas/EventType" }, "created_at": { "type": "string" },
+                "data": { "type": "object", "description": "The publisher's data as its JSON text, only the whitespace between tokens removed: numbers keep their digits (123456789012345678901234567890, -0) and strings their escapes." } }
         },
         "EventPublish": {
             "oneOf": [
@@ -460,7 +474,7 @@ fn corpus_operation(op: CorpusOp) -> Value {
             "data": { "type": "array", "items": { "$ref": "#/components/schemas/SearchHit" } },
             "meta": { "type": "object" }, "notice": { "type": "string" } } }))),
         CorpusOp::ListChanges => corpus_get(json!([
-            q("since", "Only events on or after this date (YYYY, YYYY-MM or YYYY-MM-DD).", json!({ "type": "string", "pattern": "^([0-9]{4}(-(0[1-9]|1[0-2])(-(0[1-9]|[12][0-9]|3[01]))?)?)?$" }), false),
+            q("since", "Only events on or after this date (YYYY, YYYY-MM or YYYY-MM-DD); a day that does not exist in the calendar, such as 2021-02-29, gets 400.", json!({ "type": "string", "pattern": DATE_PATTERN }), false),
             q("limit", &format!("Maximum events, 1 to {}.", crate::corpus::compiled::CHANGES_MAX_LIMIT), limit_schema(crate::corpus::compiled::CHANGES_MAX_LIMIT, crate::corpus::compiled::CHANGES_DEFAULT_LIMIT), false)
         ]), ok("Events.", json!({ "type": "object", "required": ["data", "meta"], "properties": {
             "data": { "type": "array", "items": { "$ref": "#/components/schemas/Event" } },
@@ -485,8 +499,8 @@ fn context_operation(op: ContextOp) -> Value {
             "parameters": [
                 q("q", &format!("Finding text or query to ground against (up to {} characters; POST takes longer text).", context::MAX_QUERY_CHARS), json!({ "type": "string", "maxLength": context::MAX_QUERY_CHARS }), false),
                 { "name": "systems", "in": "query", "required": false, "style": "form", "explode": false,
-                  "description": "Comma-separated system slugs to include whatever their rank.",
-                  "schema": { "type": "array", "items": { "type": "string", "enum": slugs } } },
+                  "description": format!("Comma-separated system slugs to include whatever their rank (at most {}).", context::MAX_SYSTEMS),
+                  "schema": { "type": "array", "maxItems": context::MAX_SYSTEMS, "items": { "type": "string", "enum": slugs } } },
                 q("organ", "Restrict to systems of this organ.", json!({ "type": "string", "enum": organs }), false),
                 q("limit", &format!("Maximum number of ranked systems, 1 to {}.", context::MAX_LIMIT), limit_schema(context::MAX_LIMIT, context::DEFAULT_LIMIT), false),
                 q("format", "json (default) or markdown (md).", json!({ "type": "string", "enum": ["json", "markdown", "md"], "default": "json" }), false),
@@ -507,7 +521,7 @@ fn context_operation(op: ContextOp) -> Value {
                     "description": "Every field is optional; null means the same as leaving it out. Give text, systems, or both; with neither, nothing is grounded.",
                     "properties": {
                         "text": { "type": ["string", "null"], "maxLength": context::MAX_TEXT_CHARS },
-                        "systems": { "type": ["array", "null"], "items": { "type": "string", "enum": slugs } },
+                        "systems": { "type": ["array", "null"], "maxItems": context::MAX_SYSTEMS, "items": { "type": "string", "enum": slugs } },
                         "organ": { "enum": organ_or_none },
                         "limit": { "type": ["integer", "null"], "minimum": 1, "maximum": context::MAX_LIMIT, "default": context::DEFAULT_LIMIT },
                         "format": { "enum": ["json", "markdown", "md", "", null], "description": "json (default; also empty) or markdown (md)." },
@@ -580,13 +594,13 @@ fn template_operation(op: TemplateOp) -> Value {
                 ),
                 q(
                     "favorites_only",
-                    "Only favourites.",
+                    "Only the caller's own favourites (another user's favourite flag is private).",
                     json!({ "type": "boolean", "default": false }),
                     false,
                 ),
                 q(
                     "sort",
-                    "Sort key.",
+                    "Sort key. With scope=public, usage_count ranks by the caller's own uses: other users' templates count as unused (ties break by id).",
                     json!({ "type": "string", "enum": tpl::SORTS, "default": "usage_count" }),
                     false,
                 ),
@@ -598,12 +612,12 @@ fn template_operation(op: TemplateOp) -> Value {
                 ),
                 q(
                     "scope",
-                    "mine (default): the caller's templates; public: every public template.",
+                    "mine (default): the caller's templates; public: every public template, other users' ones in the public view (PublicTemplate).",
                     json!({ "type": "string", "enum": ["mine", "public"], "default": "mine" }),
                     false,
                 ),
             ]);
-            json!({ "parameters": params, "responses": template_responses("200", page_of("Template"), &["422"]) })
+            json!({ "parameters": params, "responses": template_responses("200", page_of("TemplateView"), &["422"]) })
         }
         TemplateOp::CreateTemplate => json!({
             "requestBody": json_body(json!({ "$ref": "#/components/schemas/TemplateCreate" }),
@@ -615,7 +629,7 @@ fn template_operation(op: TemplateOp) -> Value {
             "responses": template_responses("200", data_of("Template"), &["404", "422"])
         }),
         TemplateOp::GetTemplate => json!({ "parameters": [ template_id() ],
-            "responses": template_responses("200", data_of("Template"), &["404"]) }),
+            "responses": template_responses("200", data_of("TemplateView"), &["404"]) }),
         TemplateOp::UpdateTemplate => json!({ "parameters": [ template_id() ],
             "requestBody": json_body(json!({ "$ref": "#/components/schemas/TemplateUpdate" }), None),
             "responses": template_responses("200", data_of("Template"), &["404", "409", "422"]) }),
@@ -670,7 +684,7 @@ fn webhook_operation(op: WebhookOp) -> Value {
                 "replayed": { "type": "boolean", "description": "Present and true when an earlier request with the same Idempotency-Key published this event." } } });
             let max_key = wh::MAX_IDEMPOTENCY_KEY_CHARS;
             json!({
-                "description": "With an Idempotency-Key header, a repeated request returns the event the key first published (202, Idempotent-Replayed: true) instead of publishing again; the same key with a different type or data is 409.",
+                "description": "With an Idempotency-Key header, a repeated request returns the event the key first published (202, Idempotent-Replayed: true) instead of publishing again; the same key with a different type or data (a different JSON text, spacing aside) is 409. data that JSON allows but that cannot be read without change (a number beyond a 64-bit float such as 1e400, a lone surrogate escape, nesting deeper than 128 levels) is 422 with details.field = data.",
                 "parameters": [ { "name": "Idempotency-Key", "in": "header", "required": false,
                     "description": format!("1 to {max_key} visible ASCII characters, unique per publishing user; makes retries of this call safe."),
                     "schema": { "type": "string", "minLength": 1, "maxLength": max_key, "pattern": "^[!-~]+$" } } ],
@@ -847,8 +861,10 @@ fn components() -> Value {
             },
             "Template": {
                 "type": "object",
-                "required": ["id", "name", "content", "content_text", "tags", "voice_aliases", "is_favorite", "is_public", "usage_count", "created_by", "created_at", "updated_at"],
+                "description": "One of the caller's own templates, with every field.",
+                "required": ["owned", "id", "name", "content", "content_text", "tags", "voice_aliases", "is_favorite", "is_public", "usage_count", "created_by", "created_at", "updated_at"],
                 "properties": {
+                    "owned": { "const": true, "description": "The caller owns this template." },
                     "id": { "type": "string" }, "name": { "type": "string" },
                     "content": { "type": "string", "description": "Sanitised HTML." },
                     "content_text": { "type": "string", "description": "Plain text derived from content; not writable." },
@@ -862,9 +878,29 @@ fn components() -> Value {
                     "created_by": { "type": "string" }, "created_at": { "type": "string" }, "updated_at": { "type": "string" }
                 }
             },
+            "PublicTemplate": {
+                "type": "object", "additionalProperties": false,
+                "description": format!("Another user's public template, read-only: what a reader needs, without the owner's {}.", tpl::OWNER_ONLY.join(", ")),
+                "required": ["owned", "id", "name", "content", "content_text", "tags", "is_public", "created_at", "updated_at"],
+                "properties": {
+                    "owned": { "const": false, "description": "Another user owns this template." },
+                    "id": { "type": "string" }, "name": { "type": "string" },
+                    "content": { "type": "string", "description": "Sanitised HTML." },
+                    "content_text": { "type": "string" },
+                    "exam_type": { "type": ["string", "null"] }, "modality": { "type": ["string", "null"] },
+                    "category": { "type": ["string", "null"] }, "subcategory": { "type": ["string", "null"] },
+                    "tags": { "type": "array", "items": { "type": "string" } },
+                    "is_public": { "const": true },
+                    "created_at": { "type": "string" }, "updated_at": { "type": "string" }
+                }
+            },
+            "TemplateView": {
+                "description": "The caller's own template in full (owned: true), or another user's public template in the public view (owned: false).",
+                "oneOf": [ { "$ref": "#/components/schemas/Template" }, { "$ref": "#/components/schemas/PublicTemplate" } ]
+            },
             "TemplateCreate": {
                 "type": "object", "additionalProperties": false, "required": ["name", "content"],
-                "description": "Read-only fields (id, content_text, usage_count, last_used_at, created_by, created_at, updated_at) and unknown fields are refused with 422.",
+                "description": format!("Read-only fields ({}) and unknown fields are refused with 422.", tpl::READ_ONLY.join(", ")),
                 "properties": template_fields.clone()
             },
             "TemplateUpdate": {

@@ -44,6 +44,7 @@ pub const WRITABLE: &[&str] = &[
 ];
 /// Fields the service maintains; a body that sets one is refused.
 pub const READ_ONLY: &[&str] = &[
+    "owned",
     "id",
     "content_text",
     "usage_count",
@@ -51,6 +52,17 @@ pub const READ_ONLY: &[&str] = &[
     "created_by",
     "created_at",
     "updated_at",
+];
+
+/// Fields only a template's owner sees; a public view of another user's template leaves them
+/// out, and no filter or sort of another user's templates depends on them.
+pub const OWNER_ONLY: &[&str] = &[
+    "voice_command",
+    "voice_aliases",
+    "is_favorite",
+    "usage_count",
+    "last_used_at",
+    "created_by",
 ];
 
 /// The columns of a template row, in SELECT order.
@@ -122,9 +134,20 @@ impl Template {
         }
     }
 
-    /// The template as the API shows it.
+    /// The template as `who` may see it: in full for its owner, the [public
+    /// view](Template::to_public_json) for anyone else.
+    pub fn view(&self, who: &Principal) -> Value {
+        if self.user_id == who.user_id {
+            self.to_json()
+        } else {
+            self.to_public_json()
+        }
+    }
+
+    /// The template as its owner sees it: every field, `owned: true`.
     pub fn to_json(&self) -> Value {
         json!({
+            "owned": true,
             "id": self.id,
             "name": self.name,
             "content": self.content,
@@ -141,6 +164,28 @@ impl Template {
             "usage_count": self.usage_count,
             "last_used_at": self.last_used_at,
             "created_by": self.user_id,
+            "created_at": self.created_at,
+            "updated_at": self.updated_at,
+        })
+    }
+
+    /// Another user's public template: what a reader needs to use its content, and nothing
+    /// about how its owner works with it. The owner's voice command and aliases, favourite
+    /// flag, use count, last use and user id ([`OWNER_ONLY`]) are left out, and `owned` is
+    /// false.
+    pub fn to_public_json(&self) -> Value {
+        json!({
+            "owned": false,
+            "id": self.id,
+            "name": self.name,
+            "content": self.content,
+            "content_text": self.content_text,
+            "exam_type": self.exam_type,
+            "modality": self.modality,
+            "category": self.category,
+            "subcategory": self.subcategory,
+            "tags": self.tags,
+            "is_public": self.is_public,
             "created_at": self.created_at,
             "updated_at": self.updated_at,
         })
@@ -503,10 +548,16 @@ pub async fn list<S: Services>(
         params.push(v);
         format!("?{}", params.len())
     };
+    // The caller's user id, bound once when a condition or the order needs it.
+    let mut me: Option<String> = None;
+    let mut caller = |params: &mut Vec<SqlValue>| -> String {
+        me.get_or_insert_with(|| bind(params, who.user_id.clone().into()))
+            .clone()
+    };
     if query.public {
         conditions.push("is_public = 1".into());
     } else {
-        let p = bind(&mut params, who.user_id.clone().into());
+        let p = caller(&mut params);
         conditions.push(format!("user_id = {p}"));
     }
     for (column, value) in &query.labels {
@@ -527,8 +578,11 @@ pub async fn list<S: Services>(
             "(instr(lower(name), {p}) > 0 OR instr(lower(content_text), {p}) > 0)"
         ));
     }
+    // The caller's own favourites: another user's favourite flag is theirs alone, so it
+    // neither shows nor filters.
     if query.favorites_only {
-        conditions.push("is_favorite = 1".into());
+        let p = caller(&mut params);
+        conditions.push(format!("is_favorite = 1 AND user_id = {p}"));
     }
     let filter = conditions.join(" AND ");
     let total_rows = services
@@ -538,9 +592,18 @@ pub async fn list<S: Services>(
         ))
         .await?;
     let total = total_rows.first().map(|r| int(r, "total")).unwrap_or(0);
+    // Uses are ranked by the caller's own: another user's template counts as unused, so the
+    // order of a public list says nothing about how often its owners use their templates.
+    let sort = match query.sort {
+        "usage_count" if query.public => {
+            let p = caller(&mut params);
+            format!("CASE WHEN user_id = {p} THEN usage_count ELSE 0 END")
+        }
+        other => other.to_string(),
+    };
+    let order = if query.descending { "DESC" } else { "ASC" };
     let l = bind(&mut params, query.limit.into());
     let o = bind(&mut params, query.offset.into());
-    let (sort, order) = (query.sort, if query.descending { "DESC" } else { "ASC" });
     let rows = services
         .query(Statement::new(
             format!("SELECT {COLUMNS} FROM templates WHERE {filter} ORDER BY {sort} {order}, id ASC LIMIT {l} OFFSET {o}"),
@@ -675,6 +738,32 @@ mod tests {
         // Non-ASCII spaces and C1 controls are not separators, as in the OpenAPI pattern.
         assert_eq!(normalize_voice("\u{2028}"), "\u{2028}");
         assert_eq!(normalize_voice("a\u{85}b"), "a\u{85}b");
+    }
+
+    #[test]
+    fn the_public_view_leaves_out_every_owner_field_and_keeps_the_rest() {
+        let t = Template {
+            voice_command: Some("x".into()),
+            last_used_at: Some("2026-01-01T00:00:00.000Z".into()),
+            ..Template::default()
+        };
+        let (full, public) = (t.to_json(), t.to_public_json());
+        for key in OWNER_ONLY {
+            assert!(full.get(key).is_some(), "{key} is not a field");
+            assert!(public.get(key).is_none(), "{key} is in the public view");
+        }
+        // Every other field is in both: the public view hides nothing else.
+        for key in full.as_object().unwrap().keys() {
+            assert_eq!(
+                public.get(key).is_some(),
+                !OWNER_ONLY.contains(&key.as_str()),
+                "{key}"
+            );
+        }
+        assert_eq!(
+            (full["owned"].clone(), public["owned"].clone()),
+            (json!(true), json!(false))
+        );
     }
 
     fn body(json: &str) -> Map<String, Value> {

@@ -229,3 +229,19 @@ fn mcp_endpoint_speaks_streamable_http() {
     );
     assert_eq!(bad_version.status, 400);
 }
+
+#[test]
+fn a_list_of_systems_is_bounded() {
+    let many = vec!["fleischner-2017"; radref::context::MAX_SYSTEMS + 1].join(",");
+    let reply = send(
+        "GET",
+        &format!("/api/v1/context?systems={many}"),
+        &[("Authorization", &bearer(CONTEXT_KEY))],
+        None,
+    );
+    assert_eq!(reply.status, 400, "{}", reply.body);
+    assert!(reply.json()["error"]
+        .as_str()
+        .unwrap_or_default()
+        .contains("'systems'"));
+}

@@ -241,6 +241,17 @@ fn changes_are_newest_first_and_filter_by_date() {
         .all(|e| e["date"].as_str().unwrap() >= "2020"));
     assert!(since["meta"]["total"].as_u64().unwrap() < body["meta"]["total"].as_u64().unwrap());
     assert_eq!(get("/api/v1/changes?since=yesterday").status, 400);
+    // A well-formed day that the calendar does not have is refused too, naming the parameter.
+    for impossible in ["2020-02-30", "2021-02-29", "1900-02-29", "2023-04-31"] {
+        let reply = get(&format!("/api/v1/changes?since={impossible}"));
+        assert_eq!(reply.status, 400, "{impossible}");
+        let message = reply.json()["error"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string();
+        assert!(message.contains("'since'"), "{impossible}: {message}");
+    }
+    assert_eq!(get("/api/v1/changes?since=2020-02-29").status, 200);
     assert_eq!(get("/api/v1/changes?limit=0").status, 400);
     let one = get("/api/v1/changes?limit=1").json();
     assert_eq!(one["data"].as_array().unwrap().len(), 1);

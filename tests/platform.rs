@@ -43,6 +43,25 @@ fn wrong_method_is_405_with_allow() {
 }
 
 #[test]
+fn an_unknown_method_is_named_in_its_405() {
+    for (method, path) in [
+        ("TRACE", "/api/v1/health"),
+        ("PROPFIND", "/api/v1/templates"),
+    ] {
+        let reply = send(method, path, &[], None);
+        assert_eq!(reply.status, 405, "{method} {path}");
+        assert!(reply.header("allow").is_some(), "{method} {path}");
+        assert!(
+            reply
+                .body
+                .contains(&format!("method {method} is not allowed")),
+            "{method} {path}: {}",
+            reply.body
+        );
+    }
+}
+
+#[test]
 fn preflight_is_answered_204_with_cors() {
     let reply = send(
         "OPTIONS",

@@ -480,3 +480,72 @@ fn rate_limit_per_key() {
         "other keys unaffected"
     );
 }
+
+#[test]
+fn a_public_view_shows_other_users_only_what_a_reader_needs() {
+    let tag = unique("privacy").replace(' ', "-");
+    let alices = create(
+        ALICE,
+        json!({
+            "name": unique("Alice public"), "content": "<p>shared text</p>", "tags": [tag.clone()],
+            "is_public": true, "is_favorite": true,
+            "voice_command": unique("alice private phrase"), "voice_aliases": [unique("alice alias")]
+        }),
+    );
+    let id = alices["id"].as_str().unwrap().to_string();
+    let used = call(ALICE, "POST", &format!("/api/v1/templates/{id}/use"), None);
+    assert_eq!(used.status, 200);
+    let owner_only = [
+        "voice_command",
+        "voice_aliases",
+        "is_favorite",
+        "usage_count",
+        "last_used_at",
+        "created_by",
+    ];
+    let hidden = |t: &Value| {
+        assert_eq!(t["owned"], false, "{t}");
+        for key in owner_only {
+            assert!(t.get(key).is_none(), "{key} leaked: {t}");
+        }
+        assert_eq!(t["content_text"], "shared text");
+        assert!(!t.to_string().contains("tpl-alice"), "the owner's id: {t}");
+    };
+    // One template, and the public list, as Bob sees them.
+    let got = call(BOB, "GET", &format!("/api/v1/templates/{id}"), None);
+    assert_eq!(got.status, 200);
+    hidden(&got.json()["data"]);
+    let list = call(
+        BOB,
+        "GET",
+        &format!("/api/v1/templates?scope=public&tags={tag}"),
+        None,
+    )
+    .json();
+    assert_eq!(list["meta"]["total"], 1, "{list}");
+    hidden(&list["data"][0]);
+    // Alice's favourite is not Bob's.
+    let favs = call(
+        BOB,
+        "GET",
+        &format!("/api/v1/templates?scope=public&favorites_only=true&tags={tag}"),
+        None,
+    )
+    .json();
+    assert_eq!(favs["meta"]["total"], 0, "{favs}");
+    // Alice still sees all of it, in the public list too.
+    let own = call(
+        ALICE,
+        "GET",
+        &format!("/api/v1/templates?scope=public&favorites_only=true&tags={tag}"),
+        None,
+    )
+    .json();
+    let t = &own["data"][0];
+    assert_eq!(
+        (t["owned"].clone(), t["usage_count"].clone()),
+        (json!(true), json!(1))
+    );
+    assert_eq!(t["created_by"], "tpl-alice");
+    assert_eq!(t["voice_command"], alices["voice_command"]);
+}

@@ -719,3 +719,48 @@ fn concurrent_redelivers_of_one_event_give_one_delivery() {
         "the first delivery and one redelivery"
     );
 }
+
+#[test]
+fn event_data_arrives_with_the_publishers_digits_and_escapes() {
+    // Scenario 10's user, on a type its other test never subscribes to.
+    let key = key(10);
+    let _id = subscribe(&key, "/s10x/ok", &["connection.status_changed"]);
+    let data = "{\"connection_id\":\"c\\u00e9-1\",\"sequence\":123456789012345678901234567890,\
+                \"offset\":-0,\"ratio\":0.10000000000000000555111512312578270211815834045,\
+                \"ids\":[9007199254740993,18446744073709551616]}";
+    // Spacing in the request does not matter; the tokens are kept as written.
+    let body = format!(
+        "{{ \"type\": \"connection.status_changed\",\n  \"data\": {} }}",
+        data.replace(',', ", ")
+    );
+    let auth = format!("Bearer {key}");
+    let reply = send(
+        "POST",
+        "/api/v1/events",
+        &[
+            ("Authorization", auth.as_str()),
+            ("Content-Type", "application/json"),
+        ],
+        Some(body.as_bytes()),
+    );
+    assert_eq!(reply.status, 202, "{}", reply.body);
+    let exact = format!("\"data\":{data}");
+    assert!(reply.body.contains(&exact), "the answer: {}", reply.body);
+    let got = receiver().wait_for("/s10x/ok", 1, WAIT);
+    assert_eq!(got.len(), 1, "delivered");
+    assert_signed(&got[0]);
+    let delivered = String::from_utf8(got[0].body.clone()).unwrap();
+    assert!(delivered.contains(&exact), "delivered: {delivered}");
+    // A number no 64-bit float holds is refused by name, not rounded to infinity.
+    let reply = send(
+        "POST",
+        "/api/v1/events",
+        &[
+            ("Authorization", auth.as_str()),
+            ("Content-Type", "application/json"),
+        ],
+        Some(br#"{"type": "connection.status_changed", "data": {"n": 1e400}}"#),
+    );
+    assert_eq!(reply.status, 422, "{}", reply.body);
+    assert_eq!(reply.json()["error"]["details"]["field"], "data");
+}

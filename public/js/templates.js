@@ -60,7 +60,6 @@ export async function render(view) {
   const listBody = h('div', {});
   const pager = h('nav', { 'aria-label': 'Template pages', class: 'pager' });
   let offset = 0;
-  let ownerHint = null; // the key's user id, learnt from the first own template seen
 
   mount(listRegion, h('h2', { id: 'tpl-list-h' }, 'Your templates'), h('div', { class: 'actions' }, newButton), filterForm, listStatus, listBody, pager);
   mount(view, h('h1', {}, 'Report templates'),
@@ -103,7 +102,6 @@ export async function render(view) {
 
   function showList({ data, meta }) {
     const mine = filters.scope.input.value === 'mine';
-    if (mine && data.length) ownerHint = data[0].created_by;
     if (!data.length) {
       listStatus.textContent = meta.total ? `No templates on this page (${meta.total} in all).` : 'No templates match.';
       mount(listBody, h('p', { class: 'empty' }, meta.total ? 'This page is empty.' : (mine ? 'No templates yet: create one with “New template”.' : 'No public templates match.')));
@@ -124,9 +122,10 @@ export async function render(view) {
   }
 
   function row(t) {
-    const owned = filters.scope.input.value === 'mine' || t.created_by === ownerHint;
+    // Another user's public template comes without the owner's fields (owned: false).
+    const owned = t.owned !== false;
     const rowError = h('p', { class: 'field-error', role: 'alert', hidden: true });
-    const star = h('button', { type: 'button', class: 'star', 'aria-pressed': String(t.is_favorite), disabled: !owned,
+    const star = h('button', { type: 'button', class: 'star', 'aria-pressed': String(Boolean(t.is_favorite)), disabled: !owned,
       'aria-label': `Favourite: ${t.name}`, title: t.is_favorite ? 'Remove from favourites' : 'Add to favourites' }, t.is_favorite ? '★' : '☆');
     star.addEventListener('click', async () => {
       rowError.hidden = true;
@@ -164,8 +163,8 @@ export async function render(view) {
       h('td', {}, h('strong', {}, t.name), t.is_public ? h('span', { class: 'badge' }, 'public') : null,
         t.tags.length ? h('div', { class: 'tags' }, t.tags.map((g) => h('span', { class: 'tag' }, g))) : null),
       h('td', {}, [t.exam_type, t.modality, t.category].map((x) => x || '—').join(' · ')),
-      h('td', {}, t.voice_command ? `“${t.voice_command}”` : '—', t.voice_aliases.length ? h('div', { class: 'small muted' }, `+ ${t.voice_aliases.length} alias${t.voice_aliases.length === 1 ? '' : 'es'}`) : null),
-      h('td', {}, String(t.usage_count)),
+      h('td', {}, t.voice_command ? `“${t.voice_command}”` : '—', t.voice_aliases && t.voice_aliases.length ? h('div', { class: 'small muted' }, `+ ${t.voice_aliases.length} alias${t.voice_aliases.length === 1 ? '' : 'es'}`) : null),
+      h('td', {}, owned ? String(t.usage_count) : '—'),
       h('td', {}, time(t.updated_at)),
       h('td', { class: 'row-actions' }, edit, del, rowError));
   }
@@ -191,8 +190,8 @@ export async function render(view) {
       tags: field('Tags', h('input', { type: 'text', value: t ? t.tags.join(', ') : '' }), { name: 'tags', hint: 'Comma-separated, up to 30.' }),
       voice_command: field('Voice command', h('input', { type: 'text', maxlength: '100', autocomplete: 'off', value: t ? t.voice_command || '' : '' }),
         { name: 'voice_command', hint: 'The phrase you say to insert this template. Unique among your commands and aliases; case and punctuation are ignored.' }),
-      voice_aliases: field('Voice aliases', h('textarea', { rows: '3', value: t ? t.voice_aliases.join('\n') : '' }), { name: 'voice_aliases', hint: 'Other phrases for the same template, one per line (up to 20).' }),
-      is_favorite: field('Favourite', h('input', { type: 'checkbox', checked: t ? t.is_favorite : false }), { name: 'is_favorite' }),
+      voice_aliases: field('Voice aliases', h('textarea', { rows: '3', value: t && t.voice_aliases ? t.voice_aliases.join('\n') : '' }), { name: 'voice_aliases', hint: 'Other phrases for the same template, one per line (up to 20).' }),
+      is_favorite: field('Favourite', h('input', { type: 'checkbox', checked: t ? Boolean(t.is_favorite) : false }), { name: 'is_favorite' }),
       is_public: field('Public (other users may read it)', h('input', { type: 'checkbox', checked: t ? t.is_public : false }), { name: 'is_public' }),
     };
     const preview = previewFrame('Preview of the sanitised content');
@@ -226,7 +225,9 @@ export async function render(view) {
     if (readOnly) for (const x of Object.values(f)) x.input.disabled = true;
     mount(editorRegion,
       h('h2', { id: 'tpl-editor-h' }, titleText),
-      t ? h('p', { class: 'muted small' }, `Id ${t.id} · by ${t.created_by} · used ${t.usage_count} times · last used `, time(t.last_used_at), ' · created ', time(t.created_at), ' · updated ', time(t.updated_at)) : null,
+      t ? h('p', { class: 'muted small' }, ...(t.owned === false
+        ? [`Id ${t.id} · another user's public template · created `, time(t.created_at), ' · updated ', time(t.updated_at)]
+        : [`Id ${t.id} · used ${t.usage_count} times · last used `, time(t.last_used_at), ' · created ', time(t.created_at), ' · updated ', time(t.updated_at)])) : null,
       form, stored);
     editorRegion.hidden = false;
     f.name.input.focus();
@@ -257,7 +258,6 @@ export async function render(view) {
           : api('/api/v1/templates', { method: 'POST', key: key.get(), body })));
         const created = !editing;
         editing = data.data;
-        ownerHint = data.data.created_by;
         status.textContent = created ? `Created “${data.data.name}”.` : `Saved “${data.data.name}”.`;
         save.textContent = 'Save changes';
         editorRegion.querySelector('h2').textContent = `Edit template: ${data.data.name}`;

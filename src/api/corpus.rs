@@ -156,7 +156,7 @@ fn changes(request: &Request) -> Result<Response, ApiError> {
         Some(s) => {
             return Err(ApiError::bad_param(
                 "since",
-                format!("'since' must be a date YYYY-MM-DD (or YYYY-MM, YYYY); got '{s}'"),
+                format!("'since' must be a calendar date YYYY-MM-DD (or YYYY-MM, YYYY); got '{s}'"),
             ))
         }
     };

@@ -37,6 +37,7 @@ pub async fn dispatch<S: Services>(
     }
 }
 
+/// The owner's full view of one of their templates.
 fn data(status: u16, t: &Template) -> Response {
     Response::json(status, &json!({ "data": t.to_json() }))
 }
@@ -44,8 +45,10 @@ fn data(status: u16, t: &Template) -> Response {
 /// `GET /templates`
 async fn list<S: Services>(call: &Call<'_, S>) -> Result<Response, ApiError> {
     let query = list_query(call.request)?;
-    let (items, total) = templates::list(call.services, call.who()?, &query).await?;
-    let items = items.iter().map(Template::to_json).collect();
+    let who = call.who()?;
+    let (items, total) = templates::list(call.services, who, &query).await?;
+    // With scope=public, another user's templates appear in the public view.
+    let items = items.iter().map(|t| t.view(who)).collect();
     Ok(page(items, total, query.limit, query.offset))
 }
 
@@ -128,8 +131,9 @@ async fn voice<S: Services>(call: &Call<'_, S>) -> Result<Response, ApiError> {
 
 /// `GET /templates/{id}`
 async fn get<S: Services>(call: &Call<'_, S>) -> Result<Response, ApiError> {
-    let t = templates::readable(call.services, call.who()?, call.path("id")).await?;
-    Ok(data(200, &t))
+    let who = call.who()?;
+    let t = templates::readable(call.services, who, call.path("id")).await?;
+    Ok(Response::json(200, &json!({ "data": t.view(who) })))
 }
 
 /// `PUT /templates/{id}`

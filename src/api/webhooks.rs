@@ -9,9 +9,13 @@ use crate::http::{Request, Response};
 use crate::input::{json_object, page, paging, trim_ascii, BodyRule, Params};
 use crate::routes::WebhookOp;
 use crate::services::Services;
-use crate::webhooks::publish::{check_data, event_type, publish_once, Published};
+use crate::webhooks::publish::{
+    check_data, event_type, publish_once, unreadable_member, EventData, Published,
+};
 use crate::webhooks::subscriptions::{self as subs, Webhook};
 use crate::webhooks::MAX_IDEMPOTENCY_KEY_CHARS;
+use serde::Serialize;
+use serde_json::value::RawValue;
 use serde_json::{json, Value};
 
 /// A body of this family: JSON, only the listed fields.
@@ -86,10 +90,25 @@ async fn test<S: Services>(call: &Call<'_, S>) -> Result<Response, ApiError> {
     let event_type = event_type(&fields, Some("report.finalized"))?;
     let (w, published) =
         subs::test(call.services, call.who()?, call.path("id"), &event_type).await?;
-    Ok(Response::json(
-        202,
-        &json!({ "data": published.envelope, "meta": { "webhook_id": w.id, "deliveries": published.deliveries } }),
-    ))
+    let meta = json!({ "webhook_id": w.id, "deliveries": published.deliveries });
+    Ok(Response::json(202, &Answer::new(&published, meta)))
+}
+
+/// The answer to a publish or a test event: the envelope exactly as stored (not through a
+/// `Value`, which would re-spell its numbers), and `meta`.
+#[derive(Serialize)]
+struct Answer<'a> {
+    data: &'a RawValue,
+    meta: Value,
+}
+
+impl<'a> Answer<'a> {
+    fn new(published: &'a Published, meta: Value) -> Answer<'a> {
+        Answer {
+            data: &published.envelope,
+            meta,
+        }
+    }
 }
 
 /// `GET /webhooks/{id}/deliveries`
@@ -113,24 +132,23 @@ async fn redeliver<S: Services>(call: &Call<'_, S>) -> Result<Response, ApiError
 
 /// `POST /events`
 async fn publish<S: Services>(call: &Call<'_, S>) -> Result<Response, ApiError> {
-    let fields = json_object(call.request, body(&["type", "data"], false))?;
+    let fields =
+        json_object(call.request, body(&["type", "data"], false)).map_err(|e| match e {
+            // Valid JSON that a Value cannot hold is named, not called malformed.
+            ApiError::BadRequest { .. } => unreadable_member(&call.request.body).unwrap_or(e),
+            e => e,
+        })?;
     let event_type = event_type(&fields, None)?;
-    let data = match fields.get("data") {
-        Some(Value::Object(data)) => data.clone(),
+    match fields.get("data") {
+        Some(Value::Object(data)) => check_data(&event_type, data)?,
         None | Some(Value::Null) => return Err(ApiError::validation("data", "'data' is required")),
         Some(_) => return Err(ApiError::validation("data", "'data' must be an object")),
     };
-    check_data(&event_type, &data)?;
+    // What is delivered is the publisher's own text of `data`, not `fields` written out again.
+    let data = EventData::from_body(&call.request.body)?;
     let key = idempotency_key(call.request)?;
     let who = call.who()?;
-    let published = publish_once(
-        call.services,
-        &who.user_id,
-        &event_type,
-        Value::Object(data),
-        key,
-    )
-    .await?;
+    let published = publish_once(call.services, &who.user_id, &event_type, &data, key).await?;
     Ok(published_response(&published))
 }
 
@@ -140,7 +158,7 @@ fn published_response(published: &Published) -> Response {
     if published.replayed {
         meta["replayed"] = json!(true);
     }
-    let response = Response::json(202, &json!({ "data": published.envelope, "meta": meta }));
+    let response = Response::json(202, &Answer::new(published, meta));
     if published.replayed {
         response.with_header("idempotent-replayed", "true")
     } else {

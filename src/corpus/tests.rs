@@ -276,6 +276,55 @@ fn malformed_date() {
 }
 
 #[test]
+fn impossible_calendar_date() {
+    assert_fails(
+        |s| s["currency"]["effective"] = json!("2017-02-29"),
+        "$.currency.effective",
+        "not an ISO 8601 date",
+    );
+}
+
+#[test]
+fn dates_follow_the_calendar() {
+    use crate::corpus::validate::is_date;
+    for ok in [
+        "2024",
+        "2024-02",
+        "2024-02-29",
+        "2000-02-29",
+        "2023-02-28",
+        "2023-12-31",
+        "2023-04-30",
+        "1600-02-29",
+    ] {
+        assert!(is_date(ok), "{ok}");
+    }
+    for bad in [
+        "2023-02-29",
+        "1900-02-29",
+        "2100-02-29",
+        "2020-02-30",
+        "2023-04-31",
+        "2023-06-31",
+        "2023-09-31",
+        "2023-11-31",
+        "2023-01-32",
+        "2023-01-00",
+        "2023-00",
+        "2023-13",
+        "23",
+        "2023-1-01",
+        "2023-01-1",
+        "+023-01-01",
+        "2023-01-01-01",
+        "",
+        "２０２３",
+    ] {
+        assert!(!is_date(bad), "{bad}");
+    }
+}
+
+#[test]
 fn the_real_corpus_is_valid() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus");
     let (sources, mut problems) = load(&root);

@@ -660,24 +660,35 @@ pub fn is_doi(doi: &str) -> bool {
         && !suffix.chars().any(char::is_whitespace)
 }
 
-/// `YYYY`, `YYYY-MM` or `YYYY-MM-DD` with a plausible month and day.
+/// `YYYY`, `YYYY-MM` or `YYYY-MM-DD` naming a day that exists in the Gregorian calendar:
+/// months 01-12, and a day within its month (29 February only in a leap year).
 pub fn is_date(date: &str) -> bool {
     let parts: Vec<&str> = date.split('-').collect();
     let num = |s: &str, len: usize| {
-        (s.len() == len && s.bytes().all(|b| b.is_ascii_digit())).then(|| s.parse::<u32>().ok())
+        (s.len() == len && s.bytes().all(|b| b.is_ascii_digit()))
+            .then(|| s.parse::<u32>().ok())
+            .flatten()
     };
+    let month = |m: &str| num(m, 2).filter(|m| (1..=12).contains(m));
     match parts.as_slice() {
-        [y] => num(y, 4).flatten().is_some(),
-        [y, m] => {
-            num(y, 4).flatten().is_some()
-                && num(m, 2).flatten().is_some_and(|m| (1..=12).contains(&m))
-        }
-        [y, m, d] => {
-            num(y, 4).flatten().is_some()
-                && num(m, 2).flatten().is_some_and(|m| (1..=12).contains(&m))
-                && num(d, 2).flatten().is_some_and(|d| (1..=31).contains(&d))
-        }
+        [y] => num(y, 4).is_some(),
+        [y, m] => num(y, 4).is_some() && month(m).is_some(),
+        [y, m, d] => match (num(y, 4), month(m), num(d, 2)) {
+            (Some(y), Some(m), Some(d)) => (1..=days_in_month(y, m)).contains(&d),
+            _ => false,
+        },
         _ => false,
+    }
+}
+
+/// The number of days in a month (1-12) of a Gregorian year.
+fn days_in_month(year: u32, month: u32) -> u32 {
+    let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0);
+    match month {
+        2 if leap => 29,
+        2 => 28,
+        4 | 6 | 9 | 11 => 30,
+        _ => 31,
     }
 }
 

@@ -7,6 +7,8 @@
 mod endpoints;
 /// Limits: failed key checks per client, and groundings weighed by their cost.
 mod limits;
+/// Parameters shared by many routes: calendar dates, bounded lists.
+mod params;
 /// Templates: ownership, voice-command uniqueness, partial updates, filters, paging.
 mod templates;
 /// Webhooks and the deliveries consumer: signing, retries, leases, deactivation, idempotency.

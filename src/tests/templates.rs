@@ -274,3 +274,137 @@ fn bodies_are_refused_by_field_and_uses_are_counted() {
     assert!(used["data"]["last_used_at"].is_string());
     assert_eq!(call(&s, BOB, Method::Post, &path, None).0, 403);
 }
+
+/// The fields only a template's owner sees: how they dictate, what they favour and use, who
+/// they are.
+const OWNER_ONLY: [&str; 6] = [
+    "voice_command",
+    "voice_aliases",
+    "is_favorite",
+    "usage_count",
+    "last_used_at",
+    "created_by",
+];
+
+#[test]
+fn a_public_view_of_another_users_template_hides_what_is_the_owners() {
+    let s = services();
+    let shared = create(
+        &s,
+        ALICE,
+        json!({ "name": "Alice shared", "content": "<p>shared</p>", "tags": ["chest"], "is_public": true,
+                "is_favorite": true, "voice_command": "alice secret phrase", "voice_aliases": ["alice alias"] }),
+    );
+    for _ in 0..3 {
+        let (status, _) = call(
+            &s,
+            ALICE,
+            Method::Post,
+            &format!("/api/v1/templates/{shared}/use"),
+            None,
+        );
+        assert_eq!(status, 200);
+    }
+    let bobs = create(
+        &s,
+        BOB,
+        json!({ "name": "Bob shared", "content": "<p>bob</p>", "is_public": true, "voice_command": "bob phrase" }),
+    );
+    let public_view = |t: &Value| {
+        for key in OWNER_ONLY {
+            assert!(t.get(key).is_none(), "{key} leaked in {t}");
+        }
+        assert_eq!(t["owned"], false, "{t}");
+        for key in ["id", "name", "content", "content_text", "tags", "is_public"] {
+            assert!(t.get(key).is_some(), "{key} missing from {t}");
+        }
+    };
+    let owner_view = |t: &Value| {
+        for key in OWNER_ONLY {
+            assert!(t.get(key).is_some(), "{key} missing from the owner's {t}");
+        }
+        assert_eq!(t["owned"], true, "{t}");
+    };
+
+    // One template, read by someone else.
+    let (status, got) = call(
+        &s,
+        BOB,
+        Method::Get,
+        &format!("/api/v1/templates/{shared}"),
+        None,
+    );
+    assert_eq!(status, 200);
+    public_view(&got["data"]);
+    assert_eq!(got["data"]["name"], "Alice shared");
+    // The same template, read by its owner.
+    let (_, own) = call(
+        &s,
+        ALICE,
+        Method::Get,
+        &format!("/api/v1/templates/{shared}"),
+        None,
+    );
+    owner_view(&own["data"]);
+    assert_eq!(own["data"]["usage_count"], 3);
+
+    // The public list: Bob's own template in full, Alice's in the public view.
+    let (status, list) = call(
+        &s,
+        BOB,
+        Method::Get,
+        "/api/v1/templates?scope=public&sort=name&order=asc",
+        None,
+    );
+    assert_eq!(status, 200, "{list}");
+    let items = list["data"].as_array().unwrap();
+    assert_eq!(items.len(), 2);
+    public_view(&items[0]);
+    assert_eq!(items[0]["id"], shared.as_str());
+    owner_view(&items[1]);
+    assert_eq!(items[1]["id"], bobs.as_str());
+
+    // favorites_only means the caller's own favourites: Alice's favourite is not Bob's.
+    let (_, favs) = call(
+        &s,
+        BOB,
+        Method::Get,
+        "/api/v1/templates?scope=public&favorites_only=true",
+        None,
+    );
+    assert_eq!(favs["meta"]["total"], 0, "{favs}");
+    let (_, favs) = call(
+        &s,
+        ALICE,
+        Method::Get,
+        "/api/v1/templates?scope=public&favorites_only=true",
+        None,
+    );
+    assert_eq!(favs["data"][0]["id"], shared.as_str());
+
+    // Sorting by use ranks only the caller's own uses: others' templates count as unused, so
+    // the order says nothing about how much their owners use them. Bob's unused template and
+    // Alice's thrice-used one tie at zero for Bob and fall back to the id.
+    let order = |key: &str, query: &str| -> Vec<String> {
+        let (_, body) = call(
+            &s,
+            key,
+            Method::Get,
+            &format!("/api/v1/templates?scope=public&{query}"),
+            None,
+        );
+        body["data"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["id"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let mut by_id = vec![shared.clone(), bobs.clone()];
+    by_id.sort();
+    assert_eq!(order(BOB, "sort=usage_count&order=desc"), by_id);
+    assert_eq!(order(BOB, "sort=usage_count&order=asc"), by_id);
+    // Alice sees her own uses.
+    assert_eq!(order(ALICE, "sort=usage_count&order=desc")[0], shared);
+    assert_eq!(order(ALICE, "sort=usage_count&order=asc")[0], bobs);
+}

@@ -792,3 +792,73 @@ fn the_cron_triggers_in_wrangler_toml_are_the_ones_the_code_knows() {
     }
     assert!(toml.contains("queue = \"radref-deliveries-dlq\"\nmax_batch_size"));
 }
+
+/// Publishes a body given as text, so the test controls every byte the publisher sends.
+fn publish_text(app: &App, s: &Sqlite, body: &str, key: Option<&str>) -> Response {
+    let mut request = Request::new(Method::Post, "/api/v1/events")
+        .with_header("authorization", &format!("Bearer {ALICE}"))
+        .with_header("content-type", "application/json")
+        .with_body(body.to_string());
+    if let Some(key) = key {
+        request = request.with_header("idempotency-key", key);
+    }
+    block_on(handle(app, s, request))
+}
+
+#[test]
+fn event_data_is_delivered_as_the_publisher_wrote_it() {
+    let (app, s) = (app(), sqlite());
+    subscribe(&app, &s, ALICE, &["report.created"]);
+    // Numbers a float would round or re-spell, escapes a parser would decode, and spacing.
+    let sent = "{ \"big\": 123456789012345678901234567890, \"zero\": -0, \"tiny\": 1e-400,\n \
+                \"exp\": 1E+2, \"long\": 0.10000000000000000555111512312578270211815834045,\n \
+                \"id\": 12345678901234567890123, \"text\": \"caf\\u00e9 \\ud83d\\ude00  \\\"q\\\" \\/\",\n \
+                \"list\": [ 1.0, -0.0, { \"k\" : 9007199254740993 } ] }";
+    // What is stored and delivered: the same text, without the spacing between tokens.
+    let exact = "{\"big\":123456789012345678901234567890,\"zero\":-0,\"tiny\":1e-400,\
+                 \"exp\":1E+2,\"long\":0.10000000000000000555111512312578270211815834045,\
+                 \"id\":12345678901234567890123,\"text\":\"caf\\u00e9 \\ud83d\\ude00  \\\"q\\\" \\/\",\
+                 \"list\":[1.0,-0.0,{\"k\":9007199254740993}]}";
+    let body = format!("{{\"type\": \"report.created\", \"data\": {sent}}}");
+    let r = publish_text(&app, &s, &body, Some("exact-1"));
+    let answer = String::from_utf8_lossy(&r.body).to_string();
+    assert_eq!(r.status, 202, "{answer}");
+    let with_data = format!("\"data\":{exact}");
+    assert!(answer.contains(&with_data), "the answer: {answer}");
+    // The stored envelope is what is posted and signed: the digits arrive as sent.
+    let queued = take_queue(&s);
+    assert_eq!(consume(&app, &s, &queued[0]), Disposition::Ack);
+    let posts = s.posts.borrow();
+    let delivered = String::from_utf8_lossy(&posts[0].body).to_string();
+    assert!(delivered.contains(&with_data), "delivered: {delivered}");
+    assert!(delivered.starts_with("{\"id\":\"evt_"), "{delivered}");
+    drop(posts);
+
+    // A retry with the same key and the same text (spaced differently) is the same event; a
+    // different last digit is a different event, though a float would not tell them apart.
+    let again = publish_text(&app, &s, &body.replace(", ", ","), Some("exact-1"));
+    assert_eq!(again.status, 202);
+    assert_eq!(again.header("idempotent-replayed"), Some("true"));
+    let other = body.replace("567890,", "567891,");
+    assert_ne!(other, body);
+    assert_eq!(publish_text(&app, &s, &other, Some("exact-1")).status, 409);
+
+    // A number beyond a 64-bit float, a lone surrogate or nesting deeper than 128 levels is
+    // JSON radref cannot read back: refused by name, not silently changed.
+    for data in [
+        "{\"n\": 1e400}".to_string(),
+        "{\"n\": -1e400}".to_string(),
+        "{\"s\": \"\\ud800\"}".to_string(),
+        format!("{{\"deep\": {}{}}}", "[".repeat(200), "]".repeat(200)),
+    ] {
+        let r = publish_text(
+            &app,
+            &s,
+            &format!("{{\"type\": \"report.created\", \"data\": {data}}}"),
+            None,
+        );
+        let err: Value = serde_json::from_slice(&r.body).unwrap();
+        assert_eq!(r.status, 422, "{data}: {err}");
+        assert_eq!(err["error"]["details"]["field"], "data", "{data}: {err}");
+    }
+}

@@ -11,10 +11,107 @@ use crate::error::ApiError;
 use crate::input::is_blank;
 use crate::services::Services;
 use crate::time::iso8601;
+use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
 use serde_json::{json, Map, Value};
+use std::collections::BTreeMap;
 
 /// Longest string in an event's `data` that the interface names, in characters.
 pub const MAX_DATA_STRING_CHARS: usize = 200;
+
+/// An event's `data` as JSON text: the publisher's own, without the whitespace between tokens.
+///
+/// Reading `data` into a [`Value`] and writing it out again would change it: a float holds
+/// `123456789012345678901234567890` as `1.2345678901234568e+29`, `-0` becomes `-0.0`, and
+/// escapes such as `\u00e9` are decoded. So the text the publisher sent is what is stored,
+/// signed and delivered, and the `Value` is only used to check it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EventData(String);
+
+impl EventData {
+    /// The `data` member of a publish body, as sent. The body has already been read as a JSON
+    /// object (so it is valid JSON); of a member given twice, the last counts, as it does when
+    /// the body is read into a `Value`.
+    pub fn from_body(body: &[u8]) -> Result<EventData, ApiError> {
+        let members: BTreeMap<String, &RawValue> = serde_json::from_slice(body)
+            .map_err(|e| ApiError::bad_request(format!("malformed JSON: {e}")))?;
+        let data = members
+            .get("data")
+            .ok_or_else(|| ApiError::validation("data", "'data' is required"))?;
+        Ok(EventData(compact(data.get())))
+    }
+
+    /// Data the service writes itself (a test event's sample).
+    pub fn from_value(value: &Value) -> EventData {
+        EventData(value.to_string())
+    }
+
+    /// The JSON text.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+/// When a body is valid JSON but could not be read into a `Value`, the member at fault and
+/// why: a number beyond a 64-bit float (`1e400`), a lone UTF-16 surrogate (`"\ud800"`), or
+/// nesting deeper than 128 levels. radref delivers such JSON neither changed nor unread, so it
+/// refuses it by name (422) instead of calling the body malformed.
+pub fn unreadable_member(body: &[u8]) -> Option<ApiError> {
+    let members: BTreeMap<String, &RawValue> = serde_json::from_slice(body).ok()?;
+    members.into_iter().find_map(|(name, raw)| {
+        let e = serde_json::from_str::<Value>(raw.get()).err()?;
+        Some(ApiError::validation(
+            &name,
+            format!(
+                "'{name}' cannot be read without changing it ({e}): numbers must fit a 64-bit \
+                 float (send larger ones as strings), strings must be valid Unicode, and \
+                 nesting may go 128 levels deep"
+            ),
+        ))
+    })
+}
+
+/// Valid JSON text without the whitespace between its tokens; strings, numbers and escapes are
+/// kept byte for byte.
+fn compact(json: &str) -> String {
+    let mut out = String::with_capacity(json.len());
+    let (mut in_string, mut escaped) = (false, false);
+    for c in json.chars() {
+        if in_string {
+            out.push(c);
+            if escaped {
+                escaped = false;
+            } else if c == '\\' {
+                escaped = true;
+            } else if c == '"' {
+                in_string = false;
+            }
+        } else if !matches!(c, ' ' | '\t' | '\n' | '\r') {
+            in_string = c == '"';
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// The envelope posted to subscribers, in this field order.
+#[derive(Serialize)]
+struct Envelope<'a> {
+    id: &'a str,
+    #[serde(rename = "type")]
+    event_type: &'a str,
+    created_at: &'a str,
+    data: &'a RawValue,
+}
+
+/// The parts of a stored envelope a replay compares.
+#[derive(Deserialize)]
+struct StoredEnvelope<'a> {
+    #[serde(rename = "type")]
+    event_type: String,
+    #[serde(borrow)]
+    data: &'a RawValue,
+}
 
 /// The event a user published earlier under `key`, when there is one: the same event when
 /// the request is the same, `409` when the key was used for a different one.
@@ -23,7 +120,7 @@ pub async fn replay<S: Services>(
     user_id: &str,
     key: &str,
     event_type: &str,
-    data: &Value,
+    data: &EventData,
 ) -> Result<Option<Published>, ApiError> {
     let rows = services
         .query(Statement::new(
@@ -35,9 +132,12 @@ pub async fn replay<S: Services>(
     let Some(row) = rows.first() else {
         return Ok(None);
     };
-    let envelope: Value = serde_json::from_str(&text(row, "body").unwrap_or_default())
-        .map_err(|e| ApiError::internal(format!("stored envelope: {e}")))?;
-    if envelope["type"] != event_type || &envelope["data"] != data {
+    let stored = |e: serde_json::Error| ApiError::internal(format!("stored envelope: {e}"));
+    let envelope = RawValue::from_string(text(row, "body").unwrap_or_default()).map_err(stored)?;
+    let earlier: StoredEnvelope = serde_json::from_str(envelope.get()).map_err(stored)?;
+    // The same event is the same JSON text (spacing aside): what would be delivered. Two
+    // numbers a float cannot tell apart are still different events.
+    if earlier.event_type != event_type || compact(earlier.data.get()) != data.as_str() {
         return Err(ApiError::Conflict {
             message: "this Idempotency-Key was already used to publish a different event".into(),
             field: "Idempotency-Key".into(),
@@ -118,9 +218,10 @@ pub enum Targets<'a> {
 }
 
 /// A published event: its envelope and how many deliveries were queued.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug)]
 pub struct Published {
-    pub envelope: Value,
+    /// The envelope as stored and delivered, byte for byte.
+    pub envelope: Box<RawValue>,
     pub deliveries: usize,
     /// Whether this answers a retried publish with the event its key first published.
     pub replayed: bool,
@@ -131,15 +232,23 @@ pub async fn publish<S: Services>(
     services: &S,
     user_id: &str,
     event_type: &str,
-    data: Value,
+    data: &EventData,
     targets: Targets<'_>,
     idempotency_key: Option<&str>,
 ) -> Result<Published, ApiError> {
     let id = format!("evt_{}", services.random_hex(16)?);
     let now = services.now_ms();
     let created_at = iso8601(now);
-    let envelope = json!({ "id": id, "type": event_type, "created_at": created_at, "data": data });
-    let body = serde_json::to_string(&envelope).map_err(|e| ApiError::internal(e.to_string()))?;
+    let internal = |e: serde_json::Error| ApiError::internal(e.to_string());
+    let data: &RawValue = serde_json::from_str(data.as_str()).map_err(internal)?;
+    let body = serde_json::to_string(&Envelope {
+        id: &id,
+        event_type,
+        created_at: &created_at,
+        data,
+    })
+    .map_err(internal)?;
+    let envelope = RawValue::from_string(body.clone()).map_err(internal)?;
     let (source, webhooks): (&str, Vec<String>) = match targets {
         Targets::Only(webhook) => ("test", vec![webhook.to_string()]),
         Targets::Subscribed => (
@@ -287,7 +396,7 @@ pub async fn publish_once<S: Services>(
     services: &S,
     user_id: &str,
     event_type: &str,
-    data: Value,
+    data: &EventData,
     idempotency_key: Option<&str>,
 ) -> Result<Published, ApiError> {
     let Some(key) = idempotency_key else {
@@ -301,25 +410,59 @@ pub async fn publish_once<S: Services>(
         )
         .await;
     };
-    if let Some(earlier) = replay(services, user_id, key, event_type, &data).await? {
+    if let Some(earlier) = replay(services, user_id, key, event_type, data).await? {
         return Ok(earlier);
     }
     let published = publish(
         services,
         user_id,
         event_type,
-        data.clone(),
+        data,
         Targets::Subscribed,
         Some(key),
     )
     .await;
     match published {
         // Another request with the same key won the race: answer as it did.
-        Err(ApiError::Conflict { .. }) => replay(services, user_id, key, event_type, &data)
+        Err(ApiError::Conflict { .. }) => replay(services, user_id, key, event_type, data)
             .await?
             .ok_or_else(|| ApiError::Unavailable {
                 cause: "an event with this idempotency key vanished during a race".into(),
             }),
         other => other,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn compacting_drops_only_the_space_between_tokens() {
+        assert_eq!(
+            compact(
+                " { \"a b\" : [ 1 ,\n\t-0 , 1e400 ] , \"c\":\"x \\\" y\\\\\" , \"d\" : \" \" }\r\n"
+            ),
+            "{\"a b\":[1,-0,1e400],\"c\":\"x \\\" y\\\\\",\"d\":\" \"}"
+        );
+        assert_eq!(
+            compact("\"\\u00e9 \\ud83d\\ude00\""),
+            "\"\\u00e9 \\ud83d\\ude00\""
+        );
+    }
+
+    #[test]
+    fn data_is_taken_from_the_body_as_sent() {
+        let body =
+            br#"{"data": {"n": 123456789012345678901234567890}, "type": "x", "data": {"n": -0 }}"#;
+        // The last member of a name counts, as when the body is read into a Value.
+        assert_eq!(EventData::from_body(body).unwrap().as_str(), r#"{"n":-0}"#);
+        let field = match unreadable_member(br#"{"type": "x", "data": {"n": 1e400}}"#) {
+            Some(ApiError::Validation { field, .. }) => field,
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(field, "data");
+        assert!(unreadable_member(br#"{"data": {"n": 1e308}}"#).is_none());
+        assert!(unreadable_member(b"{not json").is_none());
     }
 }

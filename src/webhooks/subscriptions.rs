@@ -3,7 +3,7 @@
 //! (`api::webhooks`) read the request and shape the answer.
 
 use super::delivery::cancel_pending;
-use super::publish::{publish, queue_deliveries, sample_data, Published, Targets};
+use super::publish::{publish, queue_deliveries, sample_data, EventData, Published, Targets};
 use super::recovery;
 use super::{check_events, check_secret, check_url, seal, Invalid};
 use crate::call::Principal;
@@ -343,12 +343,12 @@ pub async fn test<S: Services>(
 ) -> Result<(Webhook, Published), ApiError> {
     let w = owned(services, who, id).await?;
     inactive_conflict(&w)?;
-    let sample = sample_data(event_type, &services.random_hex(6)?);
+    let sample = EventData::from_value(&sample_data(event_type, &services.random_hex(6)?));
     let published = publish(
         services,
         &who.user_id,
         event_type,
-        sample,
+        &sample,
         Targets::Only(&w.id),
         None,
     )
