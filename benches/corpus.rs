@@ -172,6 +172,36 @@ fn main() {
             black_box(radref::context::rank(&query));
         },
     );
+    // The worst case of the same size: 8,000 characters of words the index does not know,
+    // each a candidate for a fuzzy walk.
+    // Letters only, 9 to 12 of them, so each word is fuzzed at distance 2.
+    let mut seed = 0x2545_f491_u32;
+    let mut letter = || {
+        seed ^= seed << 13;
+        seed ^= seed >> 17;
+        seed ^= seed << 5;
+        char::from(b'a' + (seed % 26) as u8)
+    };
+    let gibberish: String = (0..1_000u32)
+        .map(|i| {
+            let mut word: String = (0..9 + i % 4).map(|_| letter()).collect();
+            word.push(' ');
+            word
+        })
+        .collect::<String>()
+        .chars()
+        .take(8_000)
+        .collect();
+    let unknown = radref::context::ContextQuery::new(Some(gibberish), None, None, None, None, None)
+        .expect("a valid finding");
+    measure_rounds(
+        "context::rank, 8,000 chars of unknown words",
+        HEAVY_WARMUP,
+        HEAVY_ROUNDS,
+        |_| {
+            black_box(radref::context::rank(&unknown));
+        },
+    );
     measure_rounds(
         "context 8,000-char finding",
         HEAVY_WARMUP,

@@ -19,7 +19,7 @@ use crate::corpus::text;
 use fst::automaton::Str;
 use fst::{Automaton, IntoStreamer, Map, Streamer};
 use serde::Serialize;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 /// The most hits a search returns.
 pub const MAX_LIMIT: usize = 50;
@@ -29,6 +29,10 @@ pub const DEFAULT_LIMIT: usize = 10;
 pub const MAX_QUERY_CHARS: usize = 500;
 /// How many index terms a prefix or fuzzy lookup may expand to, per query term.
 const MAX_EXPANSIONS: usize = 40;
+/// How many unknown words of one query are walked as possible typos. A search query never
+/// reaches it; a pasted report full of words the index does not know (names, dictation
+/// noise) stops paying for fuzzy walks there and matches its further words exactly.
+pub const MAX_FUZZY_WORDS: usize = 64;
 
 /// How a query term met an index term.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -117,6 +121,7 @@ struct Expand {
     fuzzy: bool,
 }
 
+/// The index terms a query term may mean.
 fn candidates(map: &Map<&'static [u8]>, term: &str, expand: Expand) -> Vec<Candidate> {
     let mut out = Vec::new();
     let exact = map.get(term);
@@ -173,6 +178,22 @@ fn candidates(map: &Map<&'static [u8]>, term: &str, expand: Expand) -> Vec<Candi
     out
 }
 
+/// The words of a query that may be typos: unknown to the index, long enough to fuzz, not
+/// numbers; the first [`MAX_FUZZY_WORDS`] of them in the order they were written.
+fn typo_candidates<'a>(map: &Map<&'static [u8]>, words: &'a [String]) -> HashSet<&'a str> {
+    let mut out = HashSet::new();
+    for word in words {
+        if out.len() == MAX_FUZZY_WORDS {
+            break;
+        }
+        let is_number = word.bytes().all(|b| b.is_ascii_digit() || b == b'.');
+        if !is_number && fuzziness(word) > 0 && map.get(word).is_none() {
+            out.insert(word.as_str());
+        }
+    }
+    out
+}
+
 /// The distinct words of a query, for telling which of them a document's matching terms account
 /// for (a document that accounts for every word gets a bonus).
 ///
@@ -198,10 +219,6 @@ impl<'a> QueryWords<'a> {
         }
         let longest = words.iter().map(String::len).max().unwrap_or(0);
         QueryWords { slots, longest }
-    }
-
-    fn contains(&self, term: &str) -> bool {
-        self.slots.contains_key(term)
     }
 
     /// The slots of the words a term accounts for in every place they occur. A word matched as
@@ -274,10 +291,11 @@ pub fn search(query: &str, limit: usize) -> Vec<Hit> {
     // documents it reached, kept from term to term. The reason is built for the best only.
     let mut best: Vec<Option<(f64, usize, &'static str)>> = vec![None; DOCS.len()];
     let mut reached: Vec<usize> = Vec::new();
+    let typos = typo_candidates(&map, &words);
     for term in &terms {
         let expand = Expand {
             prefix: last_word.is_some_and(|w| term.ends_with(w)),
-            fuzzy: query_words.contains(term),
+            fuzzy: typos.contains(term.as_str()),
         };
         let found = candidates(&map, term, expand);
         for (i, c) in found.iter().enumerate() {
@@ -702,6 +720,28 @@ mod tests {
         assert!(search("qqqqzzzz", 10).is_empty());
         assert!(search("   ", 10).is_empty());
         assert!(search("nodule", 3).len() <= 3);
+    }
+
+    #[test]
+    fn a_long_text_stops_fuzzing_after_its_budget_of_unknown_words() {
+        let noise: Vec<String> = (0..MAX_FUZZY_WORDS)
+            .map(|i| format!("zq{}xv", char::from(b'a' + (i % 26) as u8)).repeat(1 + i / 26))
+            .collect();
+        let noise = noise.join(" ");
+        let fuzzed = |text: &str| {
+            search(text, 50)
+                .iter()
+                .flat_map(|h| h.why.iter())
+                .any(|r| r.kind == MatchKind::Fuzzy && r.matched == "fleischner")
+        };
+        assert!(fuzzed(&format!("fleischer {noise}")), "within the budget");
+        assert!(
+            !fuzzed(&format!("{noise} fleischer")),
+            "past the budget the word is matched exactly only"
+        );
+        // A known word is never a typo, so it spends none of the budget.
+        let known = "nodule ".repeat(200);
+        assert!(fuzzed(&format!("{known} fleischer")));
     }
 
     #[test]
