@@ -705,7 +705,8 @@ fn components() -> Value {
             "lines": { "type": "integer" }, "draft_lines": { "type": "integer" },
             "verified_lines": { "type": "integer" }, "outcomes": { "type": "integer" },
             "decision_units": { "type": "integer" }, "rules": { "type": "integer" },
-            "inputs": { "type": "integer" }
+            "inputs": { "type": "integer" },
+            "examples": { "type": "integer", "description": "Test vectors of the decision units, each evaluated by the build (a mismatch stops it)." }
         }
     });
     let summary = json!({
