@@ -28,7 +28,10 @@ fn get_gives_the_tr_level_the_fna_answer_and_what_would_change_it() {
     assert_eq!(level["outcome"]["code"], "TR4");
     assert_eq!(level["score"]["value"], 4.0);
     assert_eq!(level["rule"]["citation"], "tessler2017");
-    assert!(level["rule"]["locator"].as_str().unwrap().contains("Figure 1"));
+    assert!(level["rule"]["locator"]
+        .as_str()
+        .unwrap()
+        .contains("Figure 1"));
     let fna = &body["units"][1];
     assert_eq!(fna["result"], "US follow-up at 1, 2, 3 and 5 years");
     assert_eq!(
@@ -63,7 +66,10 @@ fn post_stops_at_an_unknown_rule_and_lists_what_is_missing() {
         .unwrap();
     assert_eq!(unit["status"], "needs_inputs");
     assert_eq!(unit["missing"][0]["id"], "solid_component_mm");
-    assert_eq!(unit["trace"].as_array().unwrap().last().unwrap()["holds"], "unknown");
+    assert_eq!(
+        unit["trace"].as_array().unwrap().last().unwrap()["holds"],
+        "unknown"
+    );
     // A unit selection evaluates that unit and what it depends on.
     let reply = post(
         "/api/v1/systems/acr-ti-rads-2017/evaluate",
@@ -87,7 +93,9 @@ fn markdown_is_one_cited_block() {
         .unwrap()
         .starts_with("text/markdown"));
     assert!(reply.body.contains("**TR4 (Moderately suspicious)**"));
-    assert!(reply.body.contains("Would change: Maximum nodule diameter at 15 mm or more: FNA"));
+    assert!(reply
+        .body
+        .contains("Would change: Maximum nodule diameter at 15 mm or more: FNA"));
     assert!(reply.body.contains("1. Tessler FN"));
     let tokens: usize = reply.header("x-approx-tokens").unwrap().parse().unwrap();
     assert!(tokens < 1200, "{tokens}");
