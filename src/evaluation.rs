@@ -13,7 +13,8 @@ use crate::corpus::evaluate::{
 use crate::corpus::source::{Reference, Verification};
 use crate::corpus::validate::RESERVED_PARAMS;
 use crate::error::ApiError;
-use serde_json::{json, Map, Value};
+use serde::Serialize;
+use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 
 /// Largest accepted POST body, in bytes.
@@ -219,27 +220,49 @@ fn cited<'a>(logic: &'a Logic, eval: &Evaluation) -> BTreeMap<&'a str, &'a Refer
         .collect()
 }
 
+/// The JSON answer, serialised straight from the evaluation.
+#[derive(Serialize)]
+pub struct Answer<'a> {
+    notice: &'static str,
+    slug: &'a str,
+    system: &'a str,
+    version: &'a str,
+    /// The inputs as read.
+    inputs: &'a Inputs,
+    units: &'a [UnitAnswer<'a>],
+    missing: &'a [&'a str],
+    references: BTreeMap<&'a str, &'a Reference>,
+    links: Links,
+}
+
+#[derive(Serialize)]
+struct Links {
+    #[serde(rename = "self")]
+    self_: String,
+    system: String,
+}
+
 /// The JSON answer.
-pub fn to_json(logic: &Logic, ask: &Ask, eval: &Evaluation) -> Value {
-    let inputs: Map<String, Value> = ask
-        .inputs
-        .iter()
-        .map(|(k, v)| (k.clone(), serde_json::to_value(v).unwrap_or(Value::Null)))
-        .collect();
-    json!({
-        "notice": NOTICE,
-        "slug": logic.slug,
-        "system": logic.short_name,
-        "version": logic.version,
-        "inputs": inputs,
-        "units": eval.units,
-        "missing": eval.missing,
-        "references": cited(logic, eval),
-        "links": {
-            "self": link(logic, ask),
-            "system": format!("/api/v1/systems/{}", logic.slug),
+pub fn answer<'a>(logic: &'a Logic, ask: &'a Ask, eval: &'a Evaluation<'a>) -> Answer<'a> {
+    Answer {
+        notice: NOTICE,
+        slug: &logic.slug,
+        system: &logic.short_name,
+        version: &logic.version,
+        inputs: &ask.inputs,
+        units: &eval.units,
+        missing: &eval.missing,
+        references: cited(logic, eval),
+        links: Links {
+            self_: link(logic, ask),
+            system: format!("/api/v1/systems/{}", logic.slug),
         },
-    })
+    }
+}
+
+/// The JSON answer as a value (for the MCP tool, which adds the markdown block).
+pub fn to_json(logic: &Logic, ask: &Ask, eval: &Evaluation) -> Value {
+    serde_json::to_value(answer(logic, ask, eval)).unwrap_or(Value::Null)
 }
 
 /// A reference as one citation: authors. Title. Journal Year;Vol(Issue):Pages. doi.
