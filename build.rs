@@ -1,15 +1,23 @@
 //! Build script: validates the corpus and compiles it into `OUT_DIR`.
 //!
 //! A corpus that breaks a rule of `corpus/README.md` fails the build with every problem listed
-//! as `corpus/<file> at <JSON path>: <reason>`, so a bad clinical line can never ship.
+//! as `corpus/<file> at <JSON path>: <reason>`, so a bad clinical line can never ship. Then
+//! it runs the logic: every example of every decision unit is evaluated and must give its
+//! expected answer, and a rule shadowed by an earlier `always` or by a repeated condition stops
+//! the build; rules an exhaustive search over input values never reaches are printed as
+//! warnings.
 
 use std::path::PathBuf;
 use std::{env, fs};
 
 #[allow(dead_code)]
 mod corpus {
+    #[path = "../src/corpus/check.rs"]
+    pub mod check;
     #[path = "../src/corpus/compile.rs"]
     pub mod compile;
+    #[path = "../src/corpus/evaluate.rs"]
+    pub mod evaluate;
     #[path = "../src/corpus/index.rs"]
     pub mod index;
     #[path = "../src/corpus/load.rs"]
@@ -41,6 +49,14 @@ fn try_main() -> Result<(), String> {
 
     let (sources, mut problems) = corpus::load::load(&dir);
     problems.extend(corpus::validate::validate(&sources));
+    if problems.is_empty() {
+        // Running the logic assumes it is well formed.
+        let found = corpus::check::check(&sources);
+        for w in &found.warnings {
+            println!("cargo:warning={w}");
+        }
+        problems.extend(found.problems);
+    }
     if !problems.is_empty() {
         let list: Vec<String> = problems.iter().map(|p| format!("  {p}")).collect();
         return Err(format!(

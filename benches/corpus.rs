@@ -1,8 +1,8 @@
-//! Host microbenchmarks of the corpus routes: search, detail lookup and filtered lists, each
-//! through the whole request handler (`app::handle`) as the worker runs it, plus the bare
-//! search function, and the pure work whose cost grows with the input: the template sanitiser
-//! on its worst cases and grounded context for the longest finding accepted. Prints median, p99
-//! and mean per call. Run with `make bench`.
+//! Host microbenchmarks of the corpus routes: search, detail lookup, filtered lists and
+//! evaluation, each through the whole request handler (`app::handle`) as the worker runs it,
+//! plus the bare search function and evaluator, and the pure work whose cost grows with the
+//! input: the template sanitiser on its worst cases and grounded context for the longest
+//! finding accepted. Prints median, p99 and mean per call. Run with `make bench`.
 
 use radref::app::handle;
 use radref::config::Config;
@@ -106,6 +106,38 @@ fn main() {
         get("/api/v1/systems?modality=MR&family=lexicon")
     });
     measure("GET /api/v1/systems (all)", |_| get("/api/v1/systems"));
+    // Evaluation: the evaluator alone on the compiled logic (TI-RADS, both units, with the
+    // what-would-change probes), then through the whole handler, GET and markdown.
+    let tirads = SYSTEMS
+        .iter()
+        .position(|s| s.slug == "acr-ti-rads-2017")
+        .and_then(radref::corpus::compiled::logic)
+        .expect("TI-RADS logic");
+    let inputs = tirads
+        .model()
+        .inputs_from_query([
+            ("composition", "solid"),
+            ("echogenicity", "hypoechoic"),
+            ("shape", "wider_than_tall"),
+            ("margin", "smooth"),
+            ("echogenic_foci", "none_or_large_comet_tail"),
+            ("max_diameter_mm", "12"),
+        ])
+        .expect("TI-RADS inputs");
+    measure("corpus::evaluate::evaluate, TI-RADS TR4 12 mm", |_| {
+        black_box(radref::corpus::evaluate::evaluate(tirads.model(), &inputs, None).is_ok());
+    });
+    const EVALUATE: &[&str] = &[
+        "/api/v1/systems/acr-ti-rads-2017/evaluate?composition=solid&echogenicity=hypoechoic&shape=wider_than_tall&margin=smooth&echogenic_foci=none_or_large_comet_tail&max_diameter_mm=12",
+        "/api/v1/systems/fleischner-2017/evaluate?exclusions=&age_years=60&nodule_type=solid&nodule_number=single&size_mm=7&risk=low&typical_perifissural=false",
+        "/api/v1/systems/acr-li-rads-ct-mri-v2018/evaluate?aphe=nonrim&size_mm=25&additional_major_features=nonperipheral_washout&not_categorizable=false&tumor_in_vein=false&benign_assessment=neither&lrm_targetoid=false&lrm_nontargetoid=false",
+    ];
+    measure("GET .../evaluate (TI-RADS, Fleischner, LI-RADS)", |i| {
+        get(EVALUATE[i % EVALUATE.len()])
+    });
+    measure("GET .../evaluate&format=markdown (same mix)", |i| {
+        get(&format!("{}&format=markdown", EVALUATE[i % EVALUATE.len()]))
+    });
     measure("GET /api/v1/health (no corpus work)", |_| {
         get("/api/v1/health")
     });

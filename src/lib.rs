@@ -7,7 +7,7 @@
 //!
 //! - [`app`]: the dispatcher; [`api`]: the handlers, one module per feature;
 //! - the features' rules: [`templates`], [`webhooks`], [`context`], [`mcp`], [`filter`],
-//!   [`search`], [`openapi`], [`html`], [`corpus`];
+//!   [`search`], [`evaluation`], [`openapi`], [`html`], [`corpus`];
 //! - the shared floor: [`auth`], [`call`], [`routes`] (the endpoint table), [`services`] (the
 //!   ports), [`input`], [`cache`], [`db`], [`error`], [`http`], [`time`], [`config`],
 //!   [`ratelimit`].
@@ -26,6 +26,7 @@ pub mod context;
 pub mod corpus;
 pub mod db;
 pub mod error;
+pub mod evaluation;
 pub mod filter;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod host;

@@ -8,6 +8,7 @@
 use crate::context::{self, ContextQuery};
 use crate::corpus::compiled::{self, SYSTEMS};
 use crate::error::ApiError;
+use crate::evaluation;
 use crate::filter::SystemFilter;
 use crate::http::{Request, Response};
 use crate::input::{integer, integral, Params, Refusal};
@@ -179,7 +180,8 @@ fn initialize(params: &Value) -> Value {
             (TI-RADS, LI-RADS, Lung-RADS, Fleischner, Bosniak, PI-RADS, O-RADS, incidental-findings \
             papers, appropriateness criteria...). Every clinical line carries a citation, a locator, \
             a consensus indication and a draft/verified status; cite them. Use radref_ground with a \
-            finding to get the governing systems (verified=false includes draft lines, flagged). \
+            finding to get the governing systems (verified=false includes draft lines, flagged), \
+            and radref_evaluate to run a system's rules on the finding's inputs. \
             Reference material only: not a medical device; the reporting radiologist remains responsible.",
     })
 }
@@ -253,6 +255,27 @@ pub fn tools() -> Vec<Value> {
                 "markdown": { "type": "string" }
             }), &["notice", "systems", "markdown"]),
             "annotations": annotations("Ground a finding"),
+        }),
+        json!({
+            "name": "radref_evaluate",
+            "title": "Evaluate a classification system on a finding's inputs",
+            "description": "Runs a system's decision units (e.g. ACR TI-RADS points to TR level and FNA, Fleischner management, LI-RADS category) on the given inputs. Each unit answers decided (with the cited deciding rule, the outcome's definition, risk and management lines, and the nearest thresholds that would change the answer), needs_inputs (the inputs still needed, with their types and allowed values) or not_reached, with the rules tested. Input ids and values are those of the system's inputs (radref_get_system); a multi input takes a list. Also returns a compact cited markdown block.",
+            "inputSchema": object(json!({
+                "slug": { "type": "string", "enum": slugs, "description": "The system's slug, e.g. acr-ti-rads-2017." },
+                "inputs": { "type": "object", "description": "Input id to value: a string (enum), a list of strings (multi), a number, or true/false.",
+                    "additionalProperties": { "anyOf": [ { "type": "string" }, { "type": "number" }, { "type": "boolean" }, { "type": "array", "items": { "type": "string" } }, { "type": "null" } ] } },
+                "units": { "type": "array", "items": { "type": "string" }, "description": "Only these decision units (and those they depend on)." }
+            }), &["slug"]),
+            "outputSchema": output(json!({
+                "slug": { "type": "string" }, "system": { "type": "string" },
+                "inputs": { "type": "object" },
+                "units": { "type": "array", "items": { "type": "object", "required": ["id", "title", "status", "trace"] } },
+                "missing": { "type": "array", "items": { "type": "string" } },
+                "references": { "type": "object" },
+                "links": { "type": "object" },
+                "markdown": { "type": "string" }
+            }), &["slug", "units", "missing", "markdown"]),
+            "annotations": annotations("Evaluate a radref system"),
         }),
         json!({
             "name": "radref_list_systems",
@@ -342,6 +365,7 @@ fn run(name: &str, args: &Map<String, Value>) -> ToolResult {
         "radref_search" => search_tool(args),
         "radref_get_system" => get_system_tool(args),
         "radref_ground" => ground_tool(args),
+        "radref_evaluate" => evaluate_tool(args),
         "radref_list_systems" => list_systems_tool(args),
         "radref_coverage" => coverage_tool(args),
         _ => Err(ApiError::bad_request(format!("unknown tool '{name}'"))),
@@ -448,6 +472,34 @@ fn ground_tool(args: &Map<String, Value>) -> ToolResult {
     Ok((value, Some(markdown)))
 }
 
+/// `radref_evaluate`
+fn evaluate_tool(args: &Map<String, Value>) -> ToolResult {
+    reject_unknown(args, &["slug", "inputs", "units"])?;
+    let slug = Params::get(args, "slug")?
+        .ok_or_else(|| ApiError::bad_param("slug", "'slug' is required"))?;
+    let logic = SYSTEMS
+        .iter()
+        .position(|s| s.slug == slug)
+        .and_then(compiled::logic)
+        .ok_or_else(|| {
+            ApiError::bad_param(
+                "slug",
+                format!(
+                    "no system with slug '{slug}'; closest: {}",
+                    search::closest_slugs(&slug, 3).join(", ")
+                ),
+            )
+        })?;
+    let mut body = args.clone();
+    body.remove("slug");
+    let ask = evaluation::from_object(logic, &body, None)?;
+    let eval = evaluation::run(logic, &ask)?;
+    let mut value = evaluation::to_json(logic, &ask, &eval);
+    let markdown = evaluation::to_markdown(logic, &ask, &eval);
+    value["markdown"] = json!(markdown);
+    Ok((value, Some(markdown)))
+}
+
 /// `radref_list_systems`
 fn list_systems_tool(args: &Map<String, Value>) -> ToolResult {
     reject_unknown(args, &["organ", "modality", "family", "status", "q"])?;
@@ -513,7 +565,7 @@ mod tests {
     }
 
     #[test]
-    fn lists_five_read_only_tools_with_schemas() {
+    fn lists_six_read_only_tools_with_schemas() {
         let b = body(&post(r#"{"jsonrpc":"2.0","id":"a","method":"tools/list"}"#));
         let tools = b["result"]["tools"].as_array().unwrap();
         let names: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
@@ -523,6 +575,7 @@ mod tests {
                 "radref_search",
                 "radref_get_system",
                 "radref_ground",
+                "radref_evaluate",
                 "radref_list_systems",
                 "radref_coverage"
             ]
@@ -555,6 +608,30 @@ mod tests {
             .as_str()
             .unwrap()
             .starts_with("## radref grounded context"));
+    }
+
+    #[test]
+    fn evaluate_answers_with_each_unit_and_a_markdown_block() {
+        let b = body(&post(
+            r#"{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"radref_evaluate","arguments":{"slug":"acr-ti-rads-2017","inputs":{"composition":"solid","echogenicity":"hypoechoic","shape":"wider_than_tall","margin":"smooth","echogenic_foci":["none_or_large_comet_tail"],"max_diameter_mm":15}}}}"#,
+        ));
+        let r = &b["result"];
+        assert_eq!(r["isError"], false);
+        let units = &r["structuredContent"]["units"];
+        assert_eq!(units[0]["answer"], "TR4");
+        assert_eq!(units[1]["result"], "FNA");
+        assert!(r["content"][1]["text"]
+            .as_str()
+            .unwrap()
+            .contains("**FNA**"));
+        let b = body(&post(
+            r#"{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"radref_evaluate","arguments":{"slug":"acr-ti-rads-2017","inputs":{"echogenic_foci":"punctate"}}}}"#,
+        ));
+        assert_eq!(b["result"]["isError"], true);
+        assert!(b["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("send a list"));
     }
 
     #[test]

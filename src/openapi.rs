@@ -456,6 +456,7 @@ fn corpus_operation(op: CorpusOp) -> Value {
             "data": { "type": "array", "items": { "$ref": "#/components/schemas/Event" } },
             "meta": { "type": "object", "properties": { "total": { "type": "integer" }, "limit": { "type": "integer" }, "since": { "type": ["string", "null"] } } } } }))),
         CorpusOp::GetChangesRss => text_get("application/rss+xml", "RSS 2.0 feed."),
+        CorpusOp::EvaluateSystem | CorpusOp::EvaluateSystemPost => evaluate_operation(op == CorpusOp::EvaluateSystemPost),
         CorpusOp::GetCoverage => corpus_get(json!([]),
             ok("Coverage report.", json!({ "type": "object", "required": ["totals", "covered", "not_covered"], "properties": {
                 "notice": { "type": "string" }, "totals": { "type": "object" },
@@ -463,6 +464,80 @@ fn corpus_operation(op: CorpusOp) -> Value {
                 "by_organ": { "type": "array", "items": { "type": "object" } },
                 "covered": { "type": "array", "items": { "type": "object", "required": ["slug", "counts", "gaps"] } },
                 "not_covered": { "type": "array", "items": { "type": "object", "required": ["name", "reason"] } } } }))),
+    }
+}
+
+/// Every decision unit id of the corpus (the `units` selection of an evaluation).
+fn unit_ids() -> Vec<String> {
+    let mut ids: Vec<String> = (0..SYSTEMS.len())
+        .filter_map(crate::corpus::compiled::logic)
+        .flat_map(|l| l.decision_units.iter().map(|u| u.id.clone()))
+        .collect();
+    ids.sort();
+    ids.dedup();
+    ids
+}
+
+/// `GET|POST /api/v1/systems/{id}/evaluate`.
+fn evaluate_operation(post: bool) -> Value {
+    let id = json!({ "name": "id", "in": "path", "required": true, "description": "The system's stable slug (e.g. acr-ti-rads-2017).", "schema": { "type": "string" } });
+    let format = q(
+        "format",
+        "json (default) or markdown: one compact cited block for an assistant.",
+        json!({ "type": "string", "enum": ["json", "markdown"] }),
+        false,
+    );
+    let units = unit_ids();
+    let ok = json!({
+        "description": "Each decision unit's answer (decided, needs_inputs or not_reached), as JSON or as a markdown block (format=markdown).",
+        "headers": if post { rate_headers() } else {
+            let mut h = rate_headers();
+            h["ETag"] = json!({ "$ref": "#/components/headers/ETag" });
+            h["Cache-Control"] = json!({ "$ref": "#/components/headers/Cache-Control" });
+            h
+        },
+        "content": {
+            "application/json": { "schema": { "$ref": "#/components/schemas/Evaluation" } },
+            "text/markdown": { "schema": { "type": "string" } }
+        }
+    });
+    let mut responses = json!({
+        "200": ok,
+        "400": error_response("An unknown input (the message lists the system's inputs), a value of the wrong type, an enum value the input does not declare (the message lists the allowed ones), a number outside min/max, a single value for a multi input in a JSON body, an unknown unit or an unknown body field; the message names the field."),
+        "404": error_response("Unknown slug; the message suggests the closest slugs."),
+        "429": { "$ref": "#/components/responses/RateLimited" }
+    });
+    if post {
+        responses["413"] = error_response(&format!(
+            "Body larger than {} bytes.",
+            crate::evaluation::MAX_BODY_BYTES
+        ));
+        let value = json!({ "anyOf": [
+            { "type": "string" }, { "type": "number" }, { "type": "boolean" },
+            { "type": "array", "items": { "type": "string" } }, { "type": "null" } ] });
+        json!({
+            "description": "Inputs are the system's input ids (see its `inputs` in GET /api/v1/systems/{id}): a string for an enum, a list for a multi ([] for none chosen), a number, true/false; null counts as not given. A derived input given directly overrides the unit it derives from. `units` evaluates only those units and the units they depend on.",
+            "parameters": [id, format],
+            "requestBody": json_body(json!({
+                "type": "object", "additionalProperties": false,
+                "properties": {
+                    "inputs": { "type": "object", "additionalProperties": value },
+                    "units": { "type": "array", "items": { "type": "string", "enum": units } },
+                    "format": { "type": "string", "enum": ["json", "markdown"] }
+                }
+            }), Some(json!({ "inputs": { "composition": "solid", "echogenicity": "hypoechoic", "shape": "wider_than_tall", "margin": "smooth", "echogenic_foci": ["none_or_large_comet_tail"], "max_diameter_mm": 12 } }))),
+            "responses": responses
+        })
+    } else {
+        responses["304"] = json!({ "$ref": "#/components/responses/NotModified" });
+        let mut units_any: Vec<Value> = units.into_iter().map(Value::String).collect();
+        units_any.push(json!(""));
+        json!({
+            "description": "Every query parameter other than format and units is an input of the system, by its id (see its `inputs` in GET /api/v1/systems/{id}): an enum value, a number, true/false (or 1/0), or a multi input's values comma-separated (one value is a one-element list; an empty value means none chosen). For example /api/v1/systems/acr-ti-rads-2017/evaluate?composition=solid&echogenicity=hypoechoic&shape=wider_than_tall&margin=smooth&echogenic_foci=none_or_large_comet_tail&max_diameter_mm=12. The URL holds every input, so the answer is cacheable and shareable.",
+            "parameters": [id, format,
+                q("units", "Comma-separated decision unit ids: evaluate only these and the units they depend on.", json!({ "type": "string", "enum": units_any }), false)],
+            "responses": responses
+        })
     }
 }
 
@@ -705,7 +780,8 @@ fn components() -> Value {
             "lines": { "type": "integer" }, "draft_lines": { "type": "integer" },
             "verified_lines": { "type": "integer" }, "outcomes": { "type": "integer" },
             "decision_units": { "type": "integer" }, "rules": { "type": "integer" },
-            "inputs": { "type": "integer" }
+            "inputs": { "type": "integer" },
+            "examples": { "type": "integer", "description": "Test vectors of the decision units, each evaluated by the build (a mismatch stops it)." }
         }
     });
     let summary = json!({
@@ -826,6 +902,7 @@ fn components() -> Value {
                     } }
                 }
             },
+            "Evaluation": evaluation_schema(),
             "Error": { "type": "object", "required": ["error"], "properties": { "error": { "type": "string" } } },
             "DetailedError": {
                 "type": "object", "required": ["error"],
@@ -911,6 +988,57 @@ fn components() -> Value {
         schemas.extend(more);
     }
     components
+}
+
+/// The answer of `/api/v1/systems/{id}/evaluate` (and of the MCP tool `radref_evaluate`).
+pub fn evaluation_schema() -> Value {
+    let cited = json!({ "type": "object", "required": ["text", "citation", "locator", "consensus", "verification"],
+        "properties": { "index": { "type": "integer", "description": "The rule's index within its unit." },
+            "text": { "type": "string" }, "citation": { "type": "string" }, "locator": { "type": "string" },
+            "consensus": { "type": "string" }, "verification": { "type": "string", "enum": ["draft", "verified"] } } });
+    let unit = unit_answer_schema(cited);
+    json!({
+        "type": "object",
+        "required": ["notice", "slug", "system", "inputs", "units", "missing", "references", "links"],
+        "properties": {
+            "notice": { "type": "string" },
+            "slug": { "type": "string" }, "system": { "type": "string" }, "version": { "type": "string" },
+            "inputs": { "type": "object", "description": "The inputs as read." },
+            "missing": { "type": "array", "items": { "type": "string" }, "description": "Every input some unit still needs." },
+            "references": { "type": "object", "additionalProperties": { "type": "object", "required": ["authors", "title", "year"] } },
+            "links": { "type": "object", "required": ["self", "system"], "properties": { "self": { "type": "string", "description": "The shareable GET link of these inputs." }, "system": { "type": "string" } } },
+            "units": { "type": "array", "items": unit }
+        }
+    })
+}
+
+/// One unit of an evaluation.
+fn unit_answer_schema(cited: Value) -> Value {
+    json!({
+        "type": "object",
+        "required": ["id", "title", "status", "trace"],
+        "properties": {
+            "id": { "type": "string" }, "title": { "type": "string" },
+            "status": { "type": "string", "enum": ["decided", "needs_inputs", "not_reached"] },
+            "answer": { "type": "string", "description": "The outcome code, else the result: what a derived input of a later unit takes." },
+            "reason": { "type": "string", "description": "Why the unit was not reached." },
+            "score": { "type": "object", "required": ["id", "label", "value", "points"], "properties": {
+                "id": { "type": "string" }, "label": { "type": "string" }, "value": { "type": ["number", "null"] },
+                "points": { "type": "array", "items": { "type": "object", "required": ["input", "value", "points"] } },
+                "missing": { "type": "array", "items": { "type": "string" } } } },
+            "rule": cited.clone(),
+            "outcome": { "type": "object", "required": ["code", "label", "definition", "management"] },
+            "result": { "type": "string" },
+            "missing": { "type": "array", "items": { "type": "object", "required": ["id", "label", "type"] } },
+            "derived": { "type": "array", "items": { "type": "object", "required": ["input", "from", "value", "given"] } },
+            "trace": { "type": "array", "items": { "type": "object", "required": ["rule", "holds"], "properties": {
+                "rule": { "type": "integer" }, "holds": { "type": "string", "enum": ["true", "false", "unknown"] } } } },
+            "changes": { "type": "array", "items": { "type": "object", "required": ["input", "at", "side", "answer", "note", "rule"], "properties": {
+                "input": { "type": "string" }, "at": { "type": "number" },
+                "side": { "type": "string", "enum": ["at_or_above", "above", "below", "at_or_below"] },
+                "answer": { "type": "string" }, "note": { "type": "string" }, "rule": cited } } }
+        }
+    })
 }
 
 /// The writable fields of a template, with the limits `templates` enforces.

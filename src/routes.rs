@@ -78,6 +78,8 @@ pub enum CorpusOp {
     ListChanges,
     GetChangesRss,
     GetCoverage,
+    EvaluateSystem,
+    EvaluateSystemPost,
 }
 
 /// Grounded context for a finding.
@@ -208,6 +210,10 @@ pub const ENDPOINTS: &[Endpoint] = &[
         "List and filter systems"),
     row(Get, "/api/v1/systems/{id}", Op::Corpus(CorpusOp::GetSystem), Open, Simple, Limit::Client, "corpus",
         "One system with decision units, outcomes, crossrefs, citations, currency and version lineage"),
+    row(Get, "/api/v1/systems/{id}/evaluate", Op::Corpus(CorpusOp::EvaluateSystem), Open, Simple, Limit::Client, "corpus",
+        "Evaluate a system: inputs as query parameters in, each decision unit's cited answer, what is missing and what would change it out"),
+    row(Post, "/api/v1/systems/{id}/evaluate", Op::Corpus(CorpusOp::EvaluateSystemPost), Open, Simple, Limit::Client, "corpus",
+        "Evaluate a system from a JSON body {inputs, units?, format?}"),
     row(Get, "/api/v1/search", Op::Corpus(CorpusOp::SearchCorpus), Open, Simple, Limit::Client, "corpus",
         "Ranked, typo-tolerant search across systems and outcomes"),
     row(Get, "/api/v1/context", Op::Context(ContextOp::GetGroundedContext), Key(Scope::Context), Simple, Limit::Client, "corpus",

@@ -13,6 +13,9 @@ mod platform;
 // caching and the rate limit.
 mod corpus;
 
+// Evaluating a system: GET and POST, markdown, 304, each refusal.
+mod evaluate;
+
 // Grounded context: keys, parameters, body limits, JSON and markdown.
 mod context;
 

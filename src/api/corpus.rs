@@ -1,5 +1,6 @@
-//! The corpus read routes: organs, systems, one system, search, changes (JSON and RSS) and
-//! coverage. All answer from the compiled corpus in memory, with the corpus caching headers.
+//! The corpus read routes: organs, systems, one system, search, changes (JSON and RSS),
+//! coverage, and evaluating a system. All answer from the compiled corpus in memory; the
+//! `GET`s carry the corpus caching headers.
 
 use crate::cache::cached;
 use crate::call::Call;
@@ -7,9 +8,10 @@ use crate::corpus::compile::NOTICE;
 use crate::corpus::compiled::{self, CHANGES_DEFAULT_LIMIT, CHANGES_MAX_LIMIT, EVENTS};
 use crate::corpus::validate::{date_key, is_date};
 use crate::error::ApiError;
+use crate::evaluation;
 use crate::filter::{query_text, SystemFilter};
 use crate::http::{Request, Response};
-use crate::input::{integer, is_blank, Params, Refusal};
+use crate::input::{integer, is_blank, json_bytes, Params, Refusal};
 use crate::routes::CorpusOp;
 use crate::search;
 use crate::services::Services;
@@ -28,6 +30,8 @@ pub fn dispatch<S: Services>(op: CorpusOp, call: &Call<'_, S>) -> Result<Respons
         CorpusOp::ListChanges => changes(request),
         CorpusOp::GetChangesRss => changes_rss(request),
         CorpusOp::GetCoverage => coverage(request),
+        CorpusOp::EvaluateSystem => evaluate(request, call.path("id"), false),
+        CorpusOp::EvaluateSystemPost => evaluate(request, call.path("id"), true),
     }
 }
 
@@ -75,19 +79,60 @@ fn coverage(request: &Request) -> Result<Response, ApiError> {
     ))
 }
 
+/// 404 for a slug the corpus does not have, naming the closest slugs.
+fn unknown_slug(slug: &str) -> ApiError {
+    let shown: String = slug.chars().take(80).collect();
+    let suggestions = search::closest_slugs(&shown.to_lowercase(), 3);
+    ApiError::not_found(format!(
+        "no system with slug '{shown}'; closest: {}",
+        suggestions.join(", ")
+    ))
+}
+
 /// `GET /api/v1/systems/{slug}`
 fn system(request: &Request, slug: &str) -> Result<Response, ApiError> {
     match compiled::detail(slug) {
         Some(body) => Ok(cached(request, Response::bytes(200, JSON, body))),
-        None => {
-            let shown: String = slug.chars().take(80).collect();
-            let suggestions = search::closest_slugs(&shown.to_lowercase(), 3);
-            Err(ApiError::not_found(format!(
-                "no system with slug '{shown}'; closest: {}",
-                suggestions.join(", ")
-            )))
-        }
+        None => Err(unknown_slug(slug)),
     }
+}
+
+/// `GET|POST /api/v1/systems/{slug}/evaluate`: the inputs from the query string or the JSON
+/// body; the answer as JSON or markdown. A `GET` is cacheable (its URL holds every input).
+fn evaluate(request: &Request, slug: &str, post: bool) -> Result<Response, ApiError> {
+    let logic = compiled::SYSTEMS
+        .iter()
+        .position(|s| s.slug == slug)
+        .and_then(compiled::logic)
+        .ok_or_else(|| unknown_slug(slug))?;
+    let ask = if post {
+        let body: serde_json::Value =
+            serde_json::from_slice(json_bytes(request, evaluation::MAX_BODY_BYTES)?)
+                .map_err(|e| ApiError::bad_request(format!("invalid JSON body: {e}")))?;
+        let serde_json::Value::Object(body) = body else {
+            return Err(ApiError::bad_request(
+                "the body must be a JSON object {inputs, units?, format?}",
+            ));
+        };
+        evaluation::from_object(logic, &body, request.get("format")?.as_deref())?
+    } else {
+        evaluation::from_query(logic, &request.query_pairs())?
+    };
+    let eval = evaluation::run(logic, &ask)?;
+    let response = match ask.format {
+        evaluation::Format::Json => Response::json(200, &evaluation::to_json(logic, &ask, &eval)),
+        evaluation::Format::Markdown => {
+            let md = evaluation::to_markdown(logic, &ask, &eval);
+            let tokens = evaluation::approx_tokens(&md);
+            Response::bytes(200, "text/markdown; charset=utf-8", md.into_bytes())
+                .with_header("x-approx-tokens", tokens.to_string())
+        }
+    };
+    Ok(if post {
+        response
+    } else {
+        cached(request, response)
+    })
 }
 
 /// `GET /api/v1/systems`

@@ -30,6 +30,8 @@ pub struct Counts {
     pub decision_units: u32,
     pub rules: u32,
     pub inputs: u32,
+    /// Test vectors of the decision units (`examples`), each evaluated by the build.
+    pub examples: u32,
 }
 
 impl Counts {
@@ -41,6 +43,7 @@ impl Counts {
         self.decision_units += other.decision_units;
         self.rules += other.rules;
         self.inputs += other.inputs;
+        self.examples += other.examples;
     }
 }
 
@@ -97,6 +100,11 @@ pub fn count(system: &System) -> Counts {
             .map(|u| u.rules.len() as u32)
             .sum(),
         inputs: system.inputs.len() as u32,
+        examples: system
+            .decision_units
+            .iter()
+            .map(|u| u.examples.len() as u32)
+            .sum(),
     }
 }
 

@@ -108,3 +108,41 @@ pub fn detail_value(index: usize) -> &'static serde_json::Value {
             .unwrap_or(serde_json::Value::Null)
     })
 }
+
+/// A system's logic as the evaluator reads it: its inputs, decision units (with their
+/// examples), outcomes and references, parsed from its detail body once per isolate on first
+/// use. The detail is the source's own serialisation, so it parses back into the same types.
+#[derive(Debug, serde::Deserialize)]
+pub struct Logic {
+    pub slug: String,
+    pub name: String,
+    pub short_name: String,
+    pub version: String,
+    pub inputs: Vec<super::source::Input>,
+    pub decision_units: Vec<super::source::DecisionUnit>,
+    pub outcomes: Vec<super::source::Outcome>,
+    pub references: std::collections::BTreeMap<String, super::source::Reference>,
+}
+
+impl Logic {
+    /// The evaluator's view.
+    pub fn model(&self) -> super::evaluate::Model<'_> {
+        super::evaluate::Model {
+            inputs: &self.inputs,
+            units: &self.decision_units,
+            outcomes: &self.outcomes,
+        }
+    }
+}
+
+/// The logic of the system at `index` of [`SYSTEMS`]; `None` only if its detail failed to
+/// parse, which the host tests rule out for every system.
+pub fn logic(index: usize) -> Option<&'static Logic> {
+    use std::sync::OnceLock;
+    static PARSED: OnceLock<Vec<OnceLock<Option<Logic>>>> = OnceLock::new();
+    let cells = PARSED.get_or_init(|| SYSTEMS.iter().map(|_| OnceLock::new()).collect());
+    cells
+        .get(index)?
+        .get_or_init(|| serde_json::from_slice(detail(SYSTEMS[index].slug)?).ok())
+        .as_ref()
+}

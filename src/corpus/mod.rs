@@ -3,13 +3,18 @@
 
 pub mod compile;
 pub mod compiled;
+pub mod evaluate;
 pub mod index;
 pub mod source;
 pub mod text;
 pub mod validate;
 
 #[cfg(any(test, feature = "tools"))]
+pub mod check;
+#[cfg(any(test, feature = "tools"))]
 pub mod load;
 
+#[cfg(test)]
+mod evaluate_tests;
 #[cfg(test)]
 mod tests;

@@ -302,7 +302,37 @@ line_struct! {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub score: Option<Score>,
         pub rules: Vec<Rule>,
+        /// Test vectors: `build.rs` evaluates each and refuses the build on a mismatch.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        pub examples: Vec<Example>,
     }
+}
+
+/// A test vector of a decision unit: inputs in, the expected answer out.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Example {
+    /// Values of the system's primary inputs (never derived ones), as a POST body gives them.
+    pub inputs: serde_json::Map<String, serde_json::Value>,
+    pub expect: Expect,
+    /// Where in the source the case comes from (a table row, a figure).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub locator: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
+
+/// What an example expects: the unit decided with this outcome and/or result, or (`needs`
+/// alone) the unit stopped as `needs_inputs` missing exactly these inputs.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Expect {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub outcome: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub result: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub needs: Option<Vec<String>>,
 }
 
 line_struct! {

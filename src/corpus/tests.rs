@@ -281,5 +281,85 @@ fn the_real_corpus_is_valid() {
     let (sources, mut problems) = load(&root);
     problems.extend(validate(&sources));
     assert_eq!(problems, vec![]);
+    // Its examples give their answers, and no rule is shadowed.
+    assert_eq!(super::check::check(&sources).problems, vec![]);
     assert!(sources.systems.len() >= 12);
+}
+
+#[test]
+fn example_inputs_are_checked_by_type_and_value() {
+    let example = |inputs: Value, expect: Value| json!([{ "inputs": inputs, "expect": expect }]);
+    assert_fails(
+        |s| {
+            s["decision_units"][0]["examples"] =
+                example(json!({"shape": "square"}), json!({"outcome": "TR-1"}))
+        },
+        "$.decision_units[0].examples[0].inputs.shape",
+        "allowed: round, tall",
+    );
+    assert_fails(
+        |s| {
+            s["decision_units"][0]["examples"] =
+                example(json!({"size_mm": "9"}), json!({"outcome": "TR-1"}))
+        },
+        "$.decision_units[0].examples[0].inputs.size_mm",
+        "must be a number",
+    );
+    assert_fails(
+        |s| {
+            s["decision_units"][0]["examples"] =
+                example(json!({"colour": "red"}), json!({"outcome": "TR-1"}))
+        },
+        "$.decision_units[0].examples[0].inputs.colour",
+        "size_mm, shape",
+    );
+}
+
+#[test]
+fn an_example_expects_an_answer_or_needs_alone() {
+    assert_fails(
+        |s| s["decision_units"][0]["examples"] = json!([{ "inputs": {}, "expect": {} }]),
+        "$.decision_units[0].examples[0].expect",
+        "outcome and/or a result",
+    );
+    assert_fails(
+        |s| {
+            s["decision_units"][0]["examples"] =
+                json!([{ "inputs": {}, "expect": {"outcome": "TR-1", "needs": ["shape"]} }])
+        },
+        "$.decision_units[0].examples[0].expect",
+        "needs stands alone",
+    );
+    assert_fails(
+        |s| {
+            s["decision_units"][0]["examples"] =
+                json!([{ "inputs": {}, "expect": {"outcome": "TR-9"} }])
+        },
+        "$.decision_units[0].examples[0].expect.outcome",
+        "not defined",
+    );
+    assert_fails(
+        |s| {
+            s["decision_units"][0]["examples"] =
+                json!([{ "inputs": {}, "expect": {"needs": ["colour"]} }])
+        },
+        "$.decision_units[0].examples[0].expect.needs[0]",
+        "no input 'colour'",
+    );
+}
+
+#[test]
+fn reserved_input_ids_and_cycles_are_refused() {
+    assert_fails(
+        |s| s["inputs"][1]["id"] = json!("format"),
+        "$.inputs[1].id",
+        "reserved",
+    );
+    assert_fails(
+        |s| {
+            s["inputs"][1]["derived_from"] = json!("category");
+        },
+        "$.decision_units",
+        "cycle",
+    );
 }

@@ -8,9 +8,14 @@
 //! Each problem names the file, a JSON path inside it and the reason, so the author can go
 //! straight to the line.
 
+use super::evaluate::Model;
 use super::source::*;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
+
+/// Query parameters of `GET /api/v1/systems/{slug}/evaluate` that are not inputs, so no input
+/// may be named after them.
+pub const RESERVED_PARAMS: [&str; 2] = ["format", "units"];
 
 /// One reason the corpus cannot be built.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -301,6 +306,15 @@ impl Checker<'_> {
                     format!("duplicate input id '{}'", input.id),
                 );
             }
+            if RESERVED_PARAMS.contains(&input.id.as_str()) {
+                self.fail(
+                    format!("{path}.id"),
+                    format!(
+                        "input id '{}' is reserved: the evaluate route reads it as a parameter",
+                        input.id
+                    ),
+                );
+            }
             match input.kind {
                 InputType::Enum | InputType::Multi => {
                     if input.values.is_empty() {
@@ -311,6 +325,12 @@ impl Checker<'_> {
                     }
                     let mut values = BTreeSet::new();
                     for (j, v) in input.values.iter().enumerate() {
+                        if input.kind == InputType::Multi && v.value.contains(',') {
+                            self.fail(
+                                format!("{path}.values[{j}]"),
+                                "a multi value cannot contain ',' (the GET form separates values with it)",
+                            );
+                        }
                         if !values.insert(v.value.as_str()) {
                             self.fail(
                                 format!("{path}.values[{j}]"),
@@ -411,6 +431,76 @@ impl Checker<'_> {
                     _ => {}
                 }
                 self.condition(&format!("{rpath}.when"), &rule.when, &vars);
+            }
+            for (k, example) in unit.examples.iter().enumerate() {
+                self.example(&format!("{path}.examples[{k}]"), example, &outcomes);
+            }
+        }
+        if let Err(cycle) = Model::of(self.system).order() {
+            self.fail(
+                "$.decision_units",
+                format!(
+                    "decision units feed each other in a cycle through derived inputs: {}",
+                    cycle.join(" -> ")
+                ),
+            );
+        }
+    }
+
+    /// An example gives primary inputs with values of their types, and expects an outcome
+    /// and/or result, or `needs` alone.
+    fn example(&mut self, path: &str, example: &Example, outcomes: &BTreeSet<&str>) {
+        let model = Model::of(self.system);
+        for id in example.inputs.keys() {
+            if model.input(id).is_some_and(|i| i.derived_from.is_some()) {
+                self.fail(
+                    format!("{path}.inputs.{id}"),
+                    format!("'{id}' is derived from another unit; examples give primary inputs"),
+                );
+            }
+        }
+        if let Err(e) = model.inputs_from_json(&example.inputs) {
+            self.fail(format!("{path}.{}", e.field()), e.to_string());
+        }
+        let e = &example.expect;
+        match (&e.outcome, &e.result, &e.needs) {
+            (None, None, None) => self.fail(
+                format!("{path}.expect"),
+                "expect needs an outcome and/or a result, or needs alone",
+            ),
+            (Some(_), _, Some(_)) | (_, Some(_), Some(_)) => self.fail(
+                format!("{path}.expect"),
+                "needs stands alone: a unit that needs inputs has no outcome or result",
+            ),
+            _ => {}
+        }
+        if let Some(code) = &e.outcome {
+            if !outcomes.contains(code.as_str()) {
+                self.fail(
+                    format!("{path}.expect.outcome"),
+                    format!("outcome '{code}' is not defined in outcomes"),
+                );
+            }
+        }
+        if let Some(needs) = &e.needs {
+            if needs.is_empty() {
+                self.fail(
+                    format!("{path}.expect.needs"),
+                    "needs lists at least one input",
+                );
+            }
+            for (i, id) in needs.iter().enumerate() {
+                match model.input(id) {
+                    None => self.fail(
+                        format!("{path}.expect.needs[{i}]"),
+                        format!("no input '{id}'"),
+                    ),
+                    Some(input) if input.derived_from.is_some() => self.fail(
+                        format!("{path}.expect.needs[{i}]"),
+                        format!("'{id}' is derived; a unit reports the primary inputs it needs"),
+                    ),
+                    Some(_) => {}
+                }
             }
         }
     }

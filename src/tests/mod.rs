@@ -5,6 +5,8 @@
 
 /// Every row of the endpoint table: 401, 403, 405 with `Allow`, HEAD, 404, `llms.txt` links.
 mod endpoints;
+/// Evaluating a system over HTTP: JSON, markdown, 304, each refusal.
+mod evaluate;
 /// Templates: ownership, voice-command uniqueness, partial updates, filters, paging.
 mod templates;
 /// Webhooks and the deliveries consumer: signing, retries, leases, deactivation, idempotency.

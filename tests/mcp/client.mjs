@@ -23,6 +23,7 @@ const { tools } = await client.listTools();
 const names = tools.map((t) => t.name).sort();
 assert.deepEqual(names, [
   "radref_coverage",
+  "radref_evaluate",
   "radref_get_system",
   "radref_ground",
   "radref_list_systems",
@@ -61,6 +62,35 @@ const ground = await call("radref_ground", {
 });
 assert.equal(ground.systems[0].slug, "acr-lung-rads-v2022");
 assert.ok(ground.markdown.startsWith("## radref grounded context"));
+
+const evaluation = await call("radref_evaluate", {
+  slug: "acr-ti-rads-2017",
+  inputs: {
+    composition: "solid",
+    echogenicity: "hypoechoic",
+    shape: "wider_than_tall",
+    margin: "smooth",
+    echogenic_foci: ["none_or_large_comet_tail"],
+    max_diameter_mm: 15,
+  },
+});
+assert.equal(evaluation.units[0].outcome.code, "TR4");
+assert.equal(evaluation.units[0].rule.citation, "tessler2017");
+assert.equal(evaluation.units[1].result, "FNA");
+assert.ok(evaluation.markdown.includes("**FNA**"));
+const stopped = await call("radref_evaluate", {
+  slug: "fleischner-2017",
+  inputs: { nodule_type: "part_solid", nodule_number: "single", size_mm: 8 },
+  units: ["subsolid_nodules"],
+});
+assert.equal(stopped.units[0].status, "needs_inputs");
+assert.deepEqual(stopped.missing, ["solid_component_mm"]);
+const refused = await client.callTool({
+  name: "radref_evaluate",
+  arguments: { slug: "acr-ti-rads-2017", inputs: { composition: "solidish" } },
+});
+assert.equal(refused.isError, true);
+assert.match(refused.content[0].text, /allowed: cystic/);
 
 const list = await call("radref_list_systems", { organ: "lung", family: "algorithm" });
 assert.ok(list.total >= 2);

@@ -1,0 +1,152 @@
+//! `GET|POST /api/v1/systems/{slug}/evaluate` through the whole app function: the JSON
+//! answer, the markdown block, caching (304 on a repeated GET), and each refusal naming its
+//! field.
+
+use crate::app::handle;
+use crate::config::Config;
+use crate::host::{block_on, HostServices};
+use crate::http::{Method, Request, Response};
+use crate::services::App;
+use serde_json::{json, Value};
+
+const TR4_12MM: &str = "/api/v1/systems/acr-ti-rads-2017/evaluate?composition=solid&echogenicity=hypoechoic&shape=wider_than_tall&margin=smooth&echogenic_foci=none_or_large_comet_tail&max_diameter_mm=12";
+
+fn send(request: Request) -> Response {
+    let app = App::new(Config {
+        corpus_rate_limit: u32::MAX,
+        ..Config::default()
+    });
+    block_on(handle(&app, &HostServices::default(), request))
+}
+
+fn get(target: &str) -> Response {
+    send(Request::new(Method::Get, target))
+}
+
+fn post(target: &str, body: &Value) -> Response {
+    send(
+        Request::new(Method::Post, target)
+            .with_header("content-type", "application/json")
+            .with_body(body.to_string().into_bytes()),
+    )
+}
+
+fn json_of(r: &Response) -> Value {
+    serde_json::from_slice(&r.body).unwrap()
+}
+
+fn error_of(r: &Response) -> String {
+    json_of(r)["error"].as_str().unwrap().to_string()
+}
+
+#[test]
+fn get_answers_each_unit_with_its_cited_rule_and_is_cacheable() {
+    let r = get(TR4_12MM);
+    assert_eq!(r.status, 200);
+    let b = json_of(&r);
+    assert_eq!(b["slug"], "acr-ti-rads-2017");
+    let level = &b["units"][0];
+    assert_eq!(level["status"], "decided");
+    assert_eq!(level["outcome"]["code"], "TR4");
+    assert_eq!(level["score"]["value"], 4.0);
+    assert_eq!(level["rule"]["index"], 2);
+    assert_eq!(level["rule"]["citation"], "tessler2017");
+    let fna = &b["units"][1];
+    assert_eq!(fna["result"], "US follow-up at 1, 2, 3 and 5 years");
+    assert_eq!(
+        fna["changes"][0]["note"],
+        "Maximum nodule diameter at 15 mm or more: FNA"
+    );
+    assert!(b["references"]["tessler2017"]["title"].is_string());
+    assert_eq!(b["links"]["self"], TR4_12MM);
+    assert_eq!(b["missing"], json!([]));
+    let etag = r.header("etag").unwrap().to_string();
+    let again = send(Request::new(Method::Get, TR4_12MM).with_header("if-none-match", &etag));
+    assert_eq!(again.status, 304);
+}
+
+#[test]
+fn post_takes_a_body_and_a_unit_selection() {
+    let r = post(
+        "/api/v1/systems/fleischner-2017/evaluate",
+        &json!({"inputs": {"nodule_type": "part_solid", "nodule_number": "single", "size_mm": 8},
+                "units": ["subsolid_nodules"]}),
+    );
+    assert_eq!(r.status, 200);
+    let b = json_of(&r);
+    assert_eq!(b["units"].as_array().unwrap().len(), 1);
+    let u = &b["units"][0];
+    assert_eq!(u["status"], "needs_inputs");
+    assert_eq!(u["missing"][0]["id"], "solid_component_mm");
+    assert_eq!(u["missing"][0]["unit"], "mm");
+    assert_eq!(b["missing"], json!(["solid_component_mm"]));
+    assert!(r.header("etag").is_none());
+}
+
+#[test]
+fn markdown_is_one_compact_cited_block() {
+    let r = get(&format!("{TR4_12MM}&format=markdown"));
+    assert_eq!(r.status, 200);
+    assert!(r
+        .header("content-type")
+        .unwrap()
+        .starts_with("text/markdown"));
+    let md = String::from_utf8(r.body.to_vec()).unwrap();
+    assert!(md.contains("**TR4 (Moderately suspicious)**"), "{md}");
+    assert!(
+        md.contains("Would change: Maximum nodule diameter at 15 mm or more: FNA [1, "),
+        "{md}"
+    );
+    assert!(md.contains("1. Tessler FN"), "{md}");
+    let tokens: usize = r.header("x-approx-tokens").unwrap().parse().unwrap();
+    assert!(tokens < 1200, "{tokens} tokens:\n{md}");
+}
+
+#[test]
+fn each_refusal_names_its_field() {
+    let base = "/api/v1/systems/acr-ti-rads-2017/evaluate";
+    for (query, status, needle) in [
+        ("?colour=red", 400, "this system's inputs: composition"),
+        ("?max_diameter_mm=big", 400, "must be a number"),
+        ("?composition=solidish", 400, "allowed: cystic, spongiform"),
+        ("?max_diameter_mm=-3", 400, "at least 0"),
+        (
+            "?echogenic_foci=punctate,sparkly",
+            400,
+            "no value 'sparkly'",
+        ),
+        (
+            "?composition=solid&composition=cystic",
+            400,
+            "more than once",
+        ),
+        ("?units=nope", 400, "tirads_level, fna_followup"),
+        ("?format=xml", 400, "json, markdown"),
+    ] {
+        let r = get(&format!("{base}{query}"));
+        assert_eq!(r.status, status, "{query}");
+        assert!(error_of(&r).contains(needle), "{query}: {}", error_of(&r));
+    }
+    let r = post(base, &json!({"inputs": {"echogenic_foci": "punctate"}}));
+    assert_eq!(r.status, 400);
+    assert!(error_of(&r).contains("send a list"), "{}", error_of(&r));
+    let r = post(base, &json!({"inputs": {"max_diameter_mm": "12"}}));
+    assert!(
+        error_of(&r).contains("must be a number"),
+        "{}",
+        error_of(&r)
+    );
+    let r = post(base, &json!({"inputs": {}, "colour": 1}));
+    assert!(
+        error_of(&r).contains("unknown field 'colour'"),
+        "{}",
+        error_of(&r)
+    );
+    let r = get("/api/v1/systems/acr-ti-rad-2017/evaluate");
+    assert_eq!(r.status, 404);
+    assert!(
+        error_of(&r).contains("acr-ti-rads-2017"),
+        "{}",
+        error_of(&r)
+    );
+}
