@@ -17,9 +17,6 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 
-/// Largest accepted POST body, in bytes.
-pub const MAX_BODY_BYTES: usize = 32 * 1024;
-
 /// Fields of the POST body.
 pub const BODY_FIELDS: [&str; 3] = ["inputs", "units", "format"];
 

@@ -532,10 +532,6 @@ fn evaluate_operation(post: bool) -> Value {
         "429": { "$ref": "#/components/responses/RateLimited" }
     });
     if post {
-        responses["413"] = error_response(&format!(
-            "Body larger than {} bytes.",
-            crate::evaluation::MAX_BODY_BYTES
-        ));
         let value = json!({ "anyOf": [
             { "type": "string" }, { "type": "number" }, { "type": "boolean" },
             { "type": "array", "items": { "type": "string" } }, { "type": "null" } ] });

@@ -160,6 +160,8 @@ pub mod body {
     pub const NONE: usize = 0;
     /// Endpoints whose body is at most a few small fields (`{"type": ...}`, or nothing).
     pub const SMALL: usize = 4 * 1024;
+    /// An evaluation: a system's inputs (a few dozen short values) and the units asked for.
+    pub const EVALUATE: usize = 32 * 1024;
     /// Webhook subscriptions and published events.
     pub const WEBHOOK: usize = 64 * 1024;
     /// A grounded-context POST: room for the longest text even when every character is sent
@@ -177,7 +179,18 @@ impl Op {
     /// The largest body this operation reads, in bytes (see [`body`]).
     pub fn body_limit(self) -> usize {
         match self {
-            Op::Service(_) | Op::Corpus(_) => body::NONE,
+            Op::Service(_) => body::NONE,
+            Op::Corpus(op) => match op {
+                CorpusOp::EvaluateSystemPost => body::EVALUATE,
+                CorpusOp::ListOrgans
+                | CorpusOp::ListSystems
+                | CorpusOp::GetSystem
+                | CorpusOp::EvaluateSystem
+                | CorpusOp::SearchCorpus
+                | CorpusOp::ListChanges
+                | CorpusOp::GetChangesRss
+                | CorpusOp::GetCoverage => body::NONE,
+            },
             Op::Context(ContextOp::GetGroundedContext) => body::NONE,
             Op::Context(ContextOp::PostGroundedContext) => body::CONTEXT,
             Op::Mcp(McpOp::PostMcp) => body::MCP,

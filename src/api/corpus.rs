@@ -106,9 +106,8 @@ fn evaluate(request: &Request, slug: &str, post: bool) -> Result<Response, ApiEr
         .and_then(compiled::logic)
         .ok_or_else(|| unknown_slug(slug))?;
     let ask = if post {
-        let body: serde_json::Value =
-            serde_json::from_slice(json_bytes(request, evaluation::MAX_BODY_BYTES)?)
-                .map_err(|e| ApiError::bad_request(format!("invalid JSON body: {e}")))?;
+        let body: serde_json::Value = serde_json::from_slice(json_bytes(request)?)
+            .map_err(|e| ApiError::bad_request(format!("invalid JSON body: {e}")))?;
         let serde_json::Value::Object(body) = body else {
             return Err(ApiError::bad_request(
                 "the body must be a JSON object {inputs, units?, format?}",
