@@ -102,8 +102,10 @@ pub fn from_object(
             format!("unknown field '{k}'; allowed: {}", BODY_FIELDS.join(", ")),
         ));
     }
+    // `null` stands for "not given" inside `inputs`; the body's own fields are what the schema
+    // says they are, or absent.
     let inputs = match body.get("inputs") {
-        None | Some(Value::Null) => Inputs::new(),
+        None => Inputs::new(),
         Some(Value::Object(map)) => logic.model().inputs_from_json(map).map_err(refused)?,
         Some(_) => {
             return Err(ApiError::bad_param(
@@ -113,7 +115,7 @@ pub fn from_object(
         }
     };
     let units = match body.get("units") {
-        None | Some(Value::Null) => None,
+        None => None,
         Some(Value::Array(items)) => Some(
             items
                 .iter()
@@ -131,7 +133,7 @@ pub fn from_object(
         }
     };
     let format = match body.get("format") {
-        None | Some(Value::Null) => Format::parse(format_param)?,
+        None => Format::parse(format_param)?,
         Some(Value::String(s)) => Format::parse(Some(s))?,
         Some(_) => {
             return Err(ApiError::bad_param(

@@ -127,6 +127,16 @@ fn each_refusal_names_its_field() {
         assert_eq!(r.status, status, "{query}");
         assert!(error_of(&r).contains(needle), "{query}: {}", error_of(&r));
     }
+    // The body's own fields are objects, lists or strings as documented, never null.
+    for (body, field) in [
+        (json!({"inputs": null}), "inputs"),
+        (json!({"units": null}), "units"),
+        (json!({"format": null}), "format"),
+    ] {
+        let r = post(base, &body);
+        assert_eq!(r.status, 400, "{body}");
+        assert!(error_of(&r).contains(field), "{body}: {}", error_of(&r));
+    }
     let r = post(base, &json!({"inputs": {"echogenic_foci": "punctate"}}));
     assert_eq!(r.status, 400);
     assert!(error_of(&r).contains("send a list"), "{}", error_of(&r));
