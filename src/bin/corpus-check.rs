@@ -1,6 +1,8 @@
 //! `corpus-check [DIR]`: validates a corpus directory (default `corpus/`) without building the
-//! worker (examples evaluated, unreachable rules refused, as `build.rs` does), prints every problem as `corpus/<file> at <JSON path>: <reason>`, and on success the
-//! figures of the compiled corpus. Exits 1 when there are problems.
+//! worker (examples evaluated, unreachable rules refused, as `build.rs` does), prints every
+//! problem as `corpus/<file> at <JSON path>: <reason>`, and on success the figures of the
+//! compiled corpus and the units too large for the search for unreachable rules. Exits 1 when
+//! there are problems.
 //!
 //! Run it with `make corpus-check` or `cargo run --features tools --bin corpus-check -- DIR`.
 
@@ -15,15 +17,11 @@ fn main() -> ExitCode {
         .unwrap_or_else(|| PathBuf::from("corpus"));
     let (sources, mut problems) = load::load(&dir);
     problems.extend(validate::validate(&sources));
+    let mut unsearched = Vec::new();
     if problems.is_empty() {
         let found = check::check(&sources);
-        for w in &found.warnings {
-            eprintln!("warning: {w}");
-        }
-        if !found.warnings.is_empty() {
-            eprintln!("{} warning(s): rules never reached", found.warnings.len());
-        }
         problems.extend(found.problems);
+        unsearched = found.unsearched;
     }
     if !problems.is_empty() {
         for p in &problems {
@@ -76,6 +74,23 @@ fn main() -> ExitCode {
                     format!("; {without} systems with decision units have none yet")
                 } else {
                     String::new()
+                }
+            );
+            println!(
+                "unreachable rules: none{}",
+                if unsearched.is_empty() {
+                    " (every unit searched exhaustively)".to_string()
+                } else {
+                    format!(
+                        "; {} unit(s) too large for the exhaustive search, checked for `always` \
+                         and repeated conditions only: {}",
+                        unsearched.len(),
+                        unsearched
+                            .iter()
+                            .map(|p| format!("{}/{} {}", dir.display(), p.file, p.path))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    )
                 }
             );
             ExitCode::SUCCESS

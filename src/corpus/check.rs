@@ -2,28 +2,28 @@
 //! and every rule shown to be reachable by some input.
 //!
 //! They run after `validate` found nothing (they assume well-formed units), in `build.rs` and
-//! `corpus-check`. Each problem names the file, the JSON path and what went wrong; a failed
-//! example also says what the evaluator answered and the rules it tested.
+//! `corpus-check`, and every finding refuses the build. Each problem names the file, the JSON
+//! path and what went wrong; a failed example also says what the evaluator answered and the
+//! rules it tested, and an unreachable rule says which earlier rule takes its place.
 
-use super::evaluate::{evaluate, reachable_rules, Model, UnitStatus};
+use super::evaluate::{evaluate, reachable_rules, Model, Reach, UnitStatus};
 use super::source::*;
 use super::validate::{Problem, Sources};
 
 /// The most input combinations tried per unit when looking for unreachable rules. A unit with
-/// more is checked only for rules after an `always` and repeated conditions.
-pub const MAX_COMBINATIONS: usize = 100_000;
+/// more is checked only for rules after an `always` and repeated conditions, and is listed in
+/// `Findings::unsearched`.
+pub const MAX_COMBINATIONS: usize = 1_000_000;
 
 /// What running the logic found.
 #[derive(Clone, Debug, Default)]
 pub struct Findings {
-    /// Failed examples and rules shadowed by an `always` or by a repeated condition: the
-    /// build stops.
+    /// Failed examples and rules no input reaches (shadowed by an `always`, by a repeated
+    /// condition, or by earlier rules for every combination of input values): the build stops.
     pub problems: Vec<Problem>,
-    /// Rules an exhaustive search over input values never reaches. Today these are fallbacks
-    /// written for an input that is not given, which the three-valued evaluation never
-    /// reaches (it stops and asks for the input): the build prints them until the corpus says
-    /// how to express the missing case.
-    pub warnings: Vec<Problem>,
+    /// Units with more than `MAX_COMBINATIONS` input combinations, which the exhaustive search
+    /// skipped (`$.decision_units[i]` paths); not a problem, reported by `corpus-check`.
+    pub unsearched: Vec<Problem>,
 }
 
 /// Runs every example and looks for unreachable rules.
@@ -42,34 +42,50 @@ pub fn check(sources: &Sources) -> Findings {
                     });
                 }
             }
-            let shadowed = shadowed(unit);
-            let list =
-                if shadowed.is_empty() {
-                    found
-                        .warnings
-                        .extend(never_reached(model, unit).into_iter().map(|(r, reason)| {
-                            Problem {
-                                file: file.clone(),
-                                path: format!("{path}.rules[{r}]"),
-                                reason,
-                            }
-                        }));
-                    continue;
-                } else {
-                    shadowed
-                };
+            let (list, searched) = unreachable(model, unit);
+            if !searched {
+                found.unsearched.push(Problem {
+                    file: file.clone(),
+                    path: path.clone(),
+                    reason: format!(
+                        "unit '{}' has more than {MAX_COMBINATIONS} input combinations: checked \
+                         for rules after an `always` and repeated conditions only",
+                        unit.id
+                    ),
+                });
+            }
             for (r, reason) in list {
                 found.problems.push(Problem {
                     file: file.clone(),
                     path: format!("{path}.rules[{r}]"),
-                    reason,
+                    reason: format!("unit '{}' {reason}", unit.id),
                 });
             }
         }
     }
     found.problems.sort();
-    found.warnings.sort();
+    found.unsearched.sort();
     found
+}
+
+/// Every rule of `unit` no input can reach, with why, in rule order: those `shadowed` names
+/// first, then those the exhaustive search (`never_reached`) finds. The flag is `false` when
+/// the unit had too many combinations for the search.
+pub fn unreachable(model: Model, unit: &DecisionUnit) -> (Vec<(usize, String)>, bool) {
+    let mut list = shadowed(unit);
+    let searched = match never_reached(model, unit) {
+        Some(found) => {
+            for (j, reason) in found {
+                if !list.iter().any(|(r, _)| *r == j) {
+                    list.push((j, reason));
+                }
+            }
+            true
+        }
+        None => false,
+    };
+    list.sort_by_key(|(r, _)| *r);
+    (list, searched)
 }
 
 /// Evaluates one example; `Err` says how the answer differs from the expectation.
@@ -165,24 +181,40 @@ pub fn shadowed(unit: &DecisionUnit) -> Vec<(usize, String)> {
 }
 
 /// Rules that no combination of input values makes the deciding rule (see
-/// `evaluate::reachable_rules`); nothing when the unit has too many combinations to try.
-pub fn never_reached(model: Model, unit: &DecisionUnit) -> Vec<(usize, String)> {
-    let Some(reached) = reachable_rules(model, unit, MAX_COMBINATIONS) else {
-        return Vec::new();
-    };
-    reached
-        .iter()
-        .enumerate()
-        .filter(|(_, r)| !**r)
-        .map(|(j, _)| {
-            (
-                j,
-                format!(
-                    "rule {j} is never reached: an earlier rule holds for every combination of \
-                     input values (a fallback for an input not given is never reached: the unit \
-                     stops and asks for it)"
-                ),
-            )
-        })
-        .collect()
+/// `evaluate::reachable_rules`), each with why; `None` when the unit has too many
+/// combinations to try.
+pub fn never_reached(model: Model, unit: &DecisionUnit) -> Option<Vec<(usize, String)>> {
+    let reach = reachable_rules(model, unit, MAX_COMBINATIONS)?;
+    Some(
+        reach
+            .iter()
+            .enumerate()
+            .filter_map(|(j, r)| match r {
+                Reach::Reached => None,
+                Reach::Never { before } if before.is_empty() => Some((
+                    j,
+                    format!(
+                        "rule {j} is never reached: its condition holds for no combination of \
+                         input values (contradictory bounds or values)"
+                    ),
+                )),
+                Reach::Never { before } => {
+                    let list: Vec<String> = before.iter().map(usize::to_string).collect();
+                    Some((
+                        j,
+                        format!(
+                            "rule {j} is never reached: wherever its condition holds, earlier \
+                             rule{} {} decide{} first. A rule meant for an input that is not \
+                             given never decides: the unit stops and asks for that input. Give \
+                             that case an input of its own (e.g. a boolean 'DCE performed') and \
+                             gate the rules on it, or remove the rule and record it in `gaps`",
+                            if list.len() == 1 { "" } else { "s" },
+                            list.join(", "),
+                            if list.len() == 1 { "s" } else { "" },
+                        ),
+                    ))
+                }
+            })
+            .collect(),
+    )
 }

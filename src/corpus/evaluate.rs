@@ -1240,12 +1240,26 @@ fn mentions(cond: &Condition, var: &str) -> bool {
     }
 }
 
-/// For each rule of `unit`, whether some combination of input values makes it the deciding
-/// rule. Every input the unit reads is given a value: enum and boolean inputs each of theirs
-/// (a derived input also every answer its unit can give), multi inputs every subset, numbers
-/// each boundary their conditions name and just beside it. `None` when there are more than
-/// `limit` combinations to try.
-pub fn reachable_rules(model: Model, unit: &DecisionUnit, limit: usize) -> Option<Vec<bool>> {
+/// Whether a rule can decide, as the exhaustive search over input values found it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Reach {
+    /// Some combination of input values makes the rule the deciding one.
+    Reached,
+    /// No combination does. `before` lists the earlier rules that decided in the combinations
+    /// where this rule's condition held; empty when its condition held in none of them.
+    Never { before: Vec<usize> },
+}
+
+/// The inputs a unit reads with the values the exhaustive search tries for each. Every input
+/// the unit reads is given a value: enum and boolean inputs each of theirs (a derived input
+/// also every answer its unit can give), multi inputs every subset, numbers each boundary
+/// their conditions name and just beside it. `None` when there are more than `limit`
+/// combinations to try.
+fn search_space<'a>(
+    model: Model<'a>,
+    unit: &'a DecisionUnit,
+    limit: usize,
+) -> Option<Vec<(&'a Input, Vec<Given>)>> {
     let summed: Vec<&str> = unit
         .score
         .iter()
@@ -1269,7 +1283,19 @@ pub fn reachable_rules(model: Model, unit: &DecisionUnit, limit: usize) -> Optio
             return None;
         }
     }
-    let mut reached = vec![false; unit.rules.len()];
+    Some(vars)
+}
+
+/// Calls `visit` with the variables of every combination of `vars` (the score computed) until
+/// it returns `false`.
+fn each_combination<'v>(
+    unit: &'v DecisionUnit,
+    vars: &'v [(&'v Input, Vec<Given>)],
+    mut visit: impl FnMut(&Env<'v>) -> bool,
+) {
+    if vars.iter().any(|(_, d)| d.is_empty()) {
+        return;
+    }
     let mut digits = vec![0usize; vars.len()];
     loop {
         let mut env = Env {
@@ -1288,17 +1314,14 @@ pub fn reachable_rules(model: Model, unit: &DecisionUnit, limit: usize) -> Optio
                 .sum();
             env.known.insert(&s.id, Val::Number(total));
         }
-        if let (Stop::Decided(i), _) = env.run(unit) {
-            reached[i] = true;
-            if reached.iter().all(|r| *r) {
-                break;
-            }
+        if !visit(&env) {
+            return;
         }
         // The next combination, odometer-style.
         let mut pos = 0;
         loop {
             if pos == digits.len() {
-                return Some(reached);
+                return;
             }
             digits[pos] += 1;
             if digits[pos] < vars[pos].1.len() {
@@ -1308,5 +1331,50 @@ pub fn reachable_rules(model: Model, unit: &DecisionUnit, limit: usize) -> Optio
             pos += 1;
         }
     }
-    Some(reached)
+}
+
+/// For each rule of `unit`, whether some combination of input values makes it the deciding
+/// rule (see `search_space` for the values tried), and for a rule none does, which earlier
+/// rules decide where its condition holds. Inputs are all given: a rule that decides with some
+/// inputs missing also decides once they are given (three-valued logic is monotone), so a rule
+/// not found here is reached by no request at all. `None` when there are more than `limit`
+/// combinations to try.
+pub fn reachable_rules(model: Model, unit: &DecisionUnit, limit: usize) -> Option<Vec<Reach>> {
+    let vars = search_space(model, unit, limit)?;
+    let mut reached = vec![false; unit.rules.len()];
+    each_combination(unit, &vars, |env| {
+        if let (Stop::Decided(i), _) = env.run(unit) {
+            reached[i] = true;
+        }
+        !reached.iter().all(|r| *r)
+    });
+    let mut before: Vec<BTreeSet<usize>> = vec![BTreeSet::new(); unit.rules.len()];
+    if reached.iter().any(|r| !*r) {
+        // Second pass, only for a unit with unreachable rules: where each holds, who decides.
+        each_combination(unit, &vars, |env| {
+            if let (Stop::Decided(i), _) = env.run(unit) {
+                for (j, rule) in unit.rules.iter().enumerate().skip(i + 1) {
+                    if !reached[j] && matches!(env.test(&rule.when), Tri::True) {
+                        before[j].insert(i);
+                    }
+                }
+            }
+            true
+        });
+    }
+    Some(
+        reached
+            .into_iter()
+            .zip(before)
+            .map(|(r, b)| {
+                if r {
+                    Reach::Reached
+                } else {
+                    Reach::Never {
+                        before: b.into_iter().collect(),
+                    }
+                }
+            })
+            .collect(),
+    )
 }

@@ -360,7 +360,7 @@ fn rules_no_input_can_reach_are_found() {
     let logic = system("acr-ti-rads-2017");
     let mut unit = logic.decision_units[1].clone();
     assert!(shadowed(&unit).is_empty());
-    assert!(never_reached(logic.model(), &unit).is_empty());
+    assert_eq!(never_reached(logic.model(), &unit), Some(vec![]));
     // A copy of rule 4 after itself, and an `always` before the last rule.
     unit.rules.insert(5, unit.rules[4].clone());
     let mut always = unit.rules[0].clone();
@@ -374,6 +374,11 @@ fn rules_no_input_can_reach_are_found() {
     // Exhaustive search: "TR4 and >= 10 mm" placed before "TR4 and >= 15 mm" hides the latter.
     let mut unit = logic.decision_units[1].clone();
     unit.rules.swap(4, 5);
-    let never = never_reached(logic.model(), &unit);
+    let never = never_reached(logic.model(), &unit).unwrap();
     assert_eq!(never.iter().map(|(r, _)| *r).collect::<Vec<_>>(), [5]);
+    assert!(
+        never[0].1.contains("earlier rule 4 decides first"),
+        "{}",
+        never[0].1
+    );
 }

@@ -10,8 +10,23 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 const FIXTURE: &str = include_str!("../../tests/fixtures/minimal-system.json");
 
 /// Writes a corpus directory with one system (and an optional extra file) and returns the
-/// problems the build would report.
+/// problems validation reports.
 fn problems_for(system: &Value, registry: &str, extra: Option<(&str, &Value)>) -> Vec<Problem> {
+    corpus_problems(system, registry, extra, false)
+}
+
+/// The problems the build reports for a corpus of this one system: validation, then (when it
+/// passes) the logic checks, examples and unreachable rules, exactly as `build.rs` runs them.
+fn build_problems_for(system: &Value) -> Vec<Problem> {
+    corpus_problems(system, "test-rads-2020\n", None, true)
+}
+
+fn corpus_problems(
+    system: &Value,
+    registry: &str,
+    extra: Option<(&str, &Value)>,
+    logic: bool,
+) -> Vec<Problem> {
     static N: AtomicUsize = AtomicUsize::new(0);
     let dir: PathBuf = std::env::temp_dir().join(format!(
         "radref-corpus-test-{}-{}",
@@ -32,6 +47,9 @@ fn problems_for(system: &Value, registry: &str, extra: Option<(&str, &Value)>) -
     );
     let (sources, mut problems) = load(&dir);
     problems.extend(validate(&sources));
+    if logic && problems.is_empty() {
+        problems.extend(super::check::check(&sources).problems);
+    }
     let _ = std::fs::remove_dir_all(&dir);
     problems
 }
@@ -330,7 +348,7 @@ fn the_real_corpus_is_valid() {
     let (sources, mut problems) = load(&root);
     problems.extend(validate(&sources));
     assert_eq!(problems, vec![]);
-    // Its examples give their answers, and no rule is shadowed.
+    // Its examples give their answers, and every rule can decide for some inputs.
     assert_eq!(super::check::check(&sources).problems, vec![]);
     assert!(sources.systems.len() >= 12);
 }
@@ -411,4 +429,131 @@ fn reserved_input_ids_and_cycles_are_refused() {
         "$.decision_units",
         "cycle",
     );
+}
+
+/// A rule of the fixture's unit, citing and locating like the others.
+fn rule(when: Value, result: &str) -> Value {
+    json!({"when": when, "result": result, "text": format!("{result}."), "citation": "ref2020",
+           "locator": "Table 2", "consensus": "consensus", "verification": "draft"})
+}
+
+/// The unreachable rules the build reports for the fixture with these rules.
+fn unreachable_with(rules: Value) -> Vec<Problem> {
+    let mut system = fixture();
+    system["decision_units"][0]["rules"] = rules;
+    build_problems_for(&system)
+}
+
+#[test]
+fn the_fixture_passes_the_logic_checks() {
+    assert_eq!(build_problems_for(&fixture()), vec![]);
+}
+
+#[test]
+fn a_rule_no_input_can_reach_refuses_the_build() {
+    let fixture = fixture();
+    let rules = fixture["decision_units"][0]["rules"].as_array().unwrap();
+    let tall_and_large = rules[0]["when"].clone();
+    let path = |r: usize| format!("$.decision_units[0].rules[{r}]");
+
+    // A rule after `always`.
+    let mut after_always = rules.clone();
+    after_always.push(rule(
+        json!({"var": "size_mm", "op": "lt", "value": 5}),
+        "small",
+    ));
+    let found = unreachable_with(json!(after_always));
+    assert_eq!(found.len(), 1, "{found:#?}");
+    assert_eq!(found[0].file, "systems/test-rads-2020.json");
+    assert_eq!(found[0].path, path(3));
+    assert!(found[0]
+        .reason
+        .contains("rule 3 is never reached: rule 2 always holds"));
+    let shown = found[0].to_string();
+    assert!(
+        shown.starts_with("corpus/systems/test-rads-2020.json at $.decision_units[0].rules[3]: unit 'category' rule 3"),
+        "{shown}"
+    );
+
+    // A rule with the same condition as an earlier one.
+    let mut repeated = rules.clone();
+    repeated.insert(1, rule(tall_and_large.clone(), "repeated"));
+    let found = unreachable_with(json!(repeated));
+    assert_eq!(found.len(), 1, "{found:#?}");
+    assert_eq!(found[0].path, path(1));
+    assert!(
+        found[0].reason.contains("rule 0 has the same condition"),
+        "{}",
+        found[0].reason
+    );
+
+    // An equivalent condition written differently (its parts swapped): the exhaustive search.
+    let swapped = json!({"all": [tall_and_large["all"][1], tall_and_large["all"][0]]});
+    let mut equivalent = rules.clone();
+    equivalent.insert(1, rule(swapped, "equivalent"));
+    let found = unreachable_with(json!(equivalent));
+    assert_eq!(found.len(), 1, "{found:#?}");
+    assert_eq!(found[0].path, path(1));
+    assert!(
+        found[0]
+            .reason
+            .contains("wherever its condition holds, earlier rule 0 decides first"),
+        "{}",
+        found[0].reason
+    );
+
+    // A fallback for an input that is not given ("size not measured"): the unit stops and asks
+    // for the size instead, so the rule never decides.
+    let mut fallback = rules[..2].to_vec();
+    fallback.push(rule(
+        json!({"var": "size_mm", "op": "lt", "value": 10}),
+        "small",
+    ));
+    fallback.push(rule(
+        json!({"var": "shape", "op": "eq", "value": "tall"}),
+        "size not measured",
+    ));
+    let found = unreachable_with(json!(fallback));
+    assert_eq!(found.len(), 1, "{found:#?}");
+    assert_eq!(found[0].path, path(3));
+    assert!(
+        found[0].reason.contains("earlier rules 0, 2 decide first"),
+        "{}",
+        found[0].reason
+    );
+    assert!(
+        found[0].reason.contains("input of its own"),
+        "{}",
+        found[0].reason
+    );
+
+    // A condition that holds for no input values.
+    let mut contradiction = rules.clone();
+    contradiction.insert(
+        1,
+        rule(
+            json!({"all": [{"var": "size_mm", "op": "lt", "value": 5},
+                           {"var": "size_mm", "op": "gte", "value": 10}]}),
+            "never",
+        ),
+    );
+    let found = unreachable_with(json!(contradiction));
+    assert_eq!(found.len(), 1, "{found:#?}");
+    assert_eq!(found[0].path, path(1));
+    assert!(
+        found[0].reason.contains("holds for no combination"),
+        "{}",
+        found[0].reason
+    );
+
+    // All of them at once: each is reported, in rule order.
+    let mut all = rules.clone();
+    all.insert(1, rule(tall_and_large, "repeated"));
+    all.push(rule(
+        json!({"var": "size_mm", "op": "lt", "value": 5}),
+        "small",
+    ));
+    let found = unreachable_with(json!(all));
+    let paths: Vec<&str> = found.iter().map(|p| p.path.as_str()).collect();
+    assert_eq!(paths, [path(1), path(4)]);
 }
