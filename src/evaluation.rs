@@ -114,24 +114,7 @@ pub fn from_object(
             ))
         }
     };
-    let units = match body.get("units") {
-        None => None,
-        Some(Value::Array(items)) => Some(
-            items
-                .iter()
-                .map(|v| v.as_str().map(String::from))
-                .collect::<Option<Vec<String>>>()
-                .ok_or_else(|| {
-                    ApiError::bad_param("units", "'units' must be a list of unit ids")
-                })?,
-        ),
-        Some(_) => {
-            return Err(ApiError::bad_param(
-                "units",
-                "'units' must be a list of unit ids",
-            ))
-        }
-    };
+    let units = crate::input::string_list(body.get("units"), "units", "a list of unit ids")?;
     let format = match body.get("format") {
         None => Format::parse(format_param)?,
         Some(Value::String(s)) => Format::parse(Some(s))?,

@@ -196,6 +196,26 @@ pub struct BodyRule<'a> {
     pub optional: bool,
 }
 
+/// A JSON field that must be a list of strings: `None` when absent, 400 naming the field
+/// (with `expected`, e.g. "a list of unit ids") for anything else.
+pub fn string_list(
+    value: Option<&Value>,
+    field: &str,
+    expected: &str,
+) -> Result<Option<Vec<String>>, ApiError> {
+    let refused = || ApiError::bad_param(field, format!("'{field}' must be {expected}"));
+    match value {
+        None => Ok(None),
+        Some(Value::Array(items)) => items
+            .iter()
+            .map(|v| v.as_str().map(String::from))
+            .collect::<Option<Vec<String>>>()
+            .map(Some)
+            .ok_or_else(refused),
+        Some(_) => Err(refused()),
+    }
+}
+
 /// The body's bytes when declared as JSON; 400 for another content type. (Its size was
 /// checked against the endpoint's cap before the handler ran.)
 pub fn json_bytes(request: &Request) -> Result<&[u8], ApiError> {

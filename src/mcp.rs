@@ -430,24 +430,11 @@ fn get_system_tool(args: &Map<String, Value>) -> ToolResult {
 /// `radref_ground`
 fn ground_tool(args: &Map<String, Value>) -> ToolResult {
     reject_unknown(args, &["text", "systems", "organ", "limit", "verified"])?;
-    let systems = match args.get("systems") {
-        None | Some(Value::Null) => None,
-        Some(Value::Array(items)) => Some(
-            items
-                .iter()
-                .map(|v| v.as_str().map(String::from))
-                .collect::<Option<Vec<String>>>()
-                .ok_or_else(|| {
-                    ApiError::bad_param("systems", "'systems' must be an array of slugs")
-                })?,
-        ),
-        Some(_) => {
-            return Err(ApiError::bad_param(
-                "systems",
-                "'systems' must be an array of slugs",
-            ))
-        }
-    };
+    let systems = crate::input::string_list(
+        args.get("systems").filter(|v| !v.is_null()),
+        "systems",
+        "an array of slugs",
+    )?;
     let limit = match args.get("limit") {
         None | Some(Value::Null) => None,
         Some(v) => Some(v.as_number().and_then(integral).ok_or_else(|| {
