@@ -437,6 +437,14 @@ export function calculator(s, refs, params) {
         h('a', { href: withParam(link, 'format', 'markdown') }, 'as markdown')));
   }
 
+  // On a narrow screen the answer sits below the form: a link moves focus there.
+  const toAnswer = (event) => {
+    event.preventDefault();
+    result.setAttribute('tabindex', '-1');
+    result.scrollIntoView({ block: 'start' });
+    result.focus({ preventScroll: true });
+  };
+
   const later = debounce(evaluate, DEBOUNCE_MS);
   form.addEventListener('input', later);
   form.addEventListener('change', later);
@@ -448,9 +456,10 @@ export function calculator(s, refs, params) {
   if (restored) evaluate();
 
   return h('div', { class: 'calc' },
-    h('p', { class: 'notice-inline', role: 'note' }, h('strong', {}, 'Reference material, not a medical device. '),
+    h('p', { class: 'calc-notice', role: 'note' }, h('strong', {}, 'Reference material, not a medical device. '),
       'The calculator runs the system’s published rules as paraphrased in radref, and cites each step. It does not replace clinical judgment; check every answer against its source.'),
     h('p', { class: 'small' }, 'Every change runs the rules through ',
       h('code', {}, `GET /api/v1/systems/${slug}/evaluate`), '. Leave an input “not stated” when you do not know it: a rule that depends on it stops the unit, and the answer says what is missing.'),
+    h('p', { class: 'calc-skip small' }, h('a', { href: '#calc-result-h', onclick: toAnswer }, 'Go to the answer')),
     h('div', { class: 'calc-grid' }, form, result));
 }

@@ -20,7 +20,7 @@ test('a TI-RADS nodule: TR4 with its cited rule, the missing size named, the FNA
   await page.goto('/#/systems/acr-ti-rads-2017');
   const calc = page.locator('#calculator');
   await page.getByRole('heading', { level: 2, name: 'Calculator' }).waitFor();
-  assert.match(await calc.locator('.notice-inline').innerText(), /not a medical device/);
+  assert.match(await calc.locator('.calc-notice').innerText(), /not a medical device/);
   await assertControlsLabelled(page);
 
   // One fieldset per input, named by its legend; the derived TR level is computed, not asked.
