@@ -16,7 +16,6 @@ import { lineView } from './system.js';
 const RADIO_LIMIT = 8;
 const DEBOUNCE_MS = 250;
 const STATUS_WORDS = { decided: 'decided', needs_inputs: 'needs inputs', not_reached: 'not reached' };
-const SIDES = { at_or_above: 'at or above', above: 'above', below: 'below', at_or_below: 'at or below' };
 
 /** The DOM id of an input's control group: the target of the "still needed" links. */
 const groupId = (input) => `calc-in-${input.id}`;
@@ -111,8 +110,7 @@ function enumControl(input, refs) {
 }
 
 function booleanControl(input, refs) {
-  const c = radioGroup(input, refs, [{ value: 'true', label: 'Yes' }, { value: 'false', label: 'No' }], 'Unknown');
-  return c;
+  return radioGroup(input, refs, [{ value: 'true', label: 'Yes' }, { value: 'false', label: 'No' }], 'Unknown');
 }
 
 /**
@@ -362,6 +360,7 @@ export function calculator(s, refs, params) {
 
   let inflight = null;
   let seq = 0;
+  let lastQuery = null; // the query of the answer shown or on its way: a repeat is not sent again
 
   /** The inputs as entered: [[id, value]] in the system's order; invalid ones are flagged. */
   function collect() {
@@ -390,8 +389,11 @@ export function calculator(s, refs, params) {
     const values = collect();
     const query = toQuery(values);
     remember(query);
+    if (query === lastQuery) return;
+    lastQuery = query;
     if (inflight) inflight.abort();
     if (!values.length) {
+      seq += 1; // an answer still on its way is for older inputs
       inflight = null;
       result.removeAttribute('aria-busy');
       summary.textContent = 'No inputs given yet.';
@@ -409,6 +411,7 @@ export function calculator(s, refs, params) {
       show(data);
     } catch (err) {
       if (err.name === 'AbortError' || mine !== seq) return;
+      lastQuery = null;
       // The API names the input at fault: show the message next to its control too.
       const named = /input '([a-z0-9_]+)'/.exec(err.message || '');
       if (named && controls.has(named[1])) controls.get(named[1]).error.set(err.message);
