@@ -91,7 +91,7 @@ phase "test: the web page in headless Chromium (playwright-core, tests/e2e)"
 SCREENSHOT_DIR="$ROOT/target/e2e-screenshots"
 rm -rf "$SCREENSHOT_DIR" && mkdir -p "$SCREENSHOT_DIR"
 BASE_URL="$BASE_URL" SCREENSHOT_DIR="$SCREENSHOT_DIR" node --test --test-concurrency=1 --test-reporter=spec --disable-warning=MODULE_TYPELESS_PACKAGE_JSON \
-    tests/e2e/explorer.test.mjs tests/e2e/grounding.test.mjs tests/e2e/templates.test.mjs \
+    tests/e2e/explorer.test.mjs tests/e2e/calculator.test.mjs tests/e2e/grounding.test.mjs tests/e2e/templates.test.mjs \
     tests/e2e/webhooks.test.mjs tests/e2e/sanitize-parity.test.mjs tests/e2e/accessibility.test.mjs \
     || { echo "--- wrangler dev log (last 60 lines) ---"; tail -n 60 "$LOG"; die "browser tests (tests/e2e)"; }
 echo "screenshots: $SCREENSHOT_DIR ($(ls "$SCREENSHOT_DIR" | wc -l) files)"

@@ -1,11 +1,13 @@
 // One system, in full: overview, scope, categories (definition, risk figures, management),
 // inputs and decision units (ordered rules), appropriateness variants, cross-references,
-// version lineage, references and gaps. Every clinical line shows its citation (with the DOI
-// link), its locator, its consensus level and a draft/verified badge.
+// version lineage, references and gaps, and for systems with decision units a calculator
+// (calculator.js). Every clinical line shows its citation (with the DOI link), its locator, its
+// consensus level and a draft/verified badge.
 
 import { api } from './api.js';
 import { h, mount, statusLine, errorBox, loading } from './dom.js';
 import { systemBadges } from './explore.js';
+import { calculator } from './calculator.js';
 
 const OPS = { eq: 'is', ne: 'is not', lt: '<', lte: '≤', gt: '>', gte: '≥', in: 'is one of', has: 'includes' };
 const RATINGS = { 'usually-appropriate': 'Usually appropriate', 'may-be-appropriate': 'May be appropriate', 'usually-not-appropriate': 'Usually not appropriate' };
@@ -199,10 +201,12 @@ export async function render(view, slug, params) {
   for (const u of s.decision_units) if (u.score) names[u.score.id] = { label: u.score.label, values: {} };
   const outcomeLabels = Object.fromEntries(s.outcomes.map((o) => [o.code, o.label]));
   const focusOutcome = params.get('outcome');
+  const calc = calculator(s, refs, params);
 
   const sections = [
     ['overview', 'Overview', overview(s)],
     ['scope', 'Scope', s.scope.map((l) => lineView(l, refs))],
+    calc ? ['calculator', 'Calculator', calc] : null,
     s.outcomes.length ? ['outcomes', `Categories and outcomes (${s.outcomes.length})`, s.outcomes.map((o) => outcomeView(o, refs, o.code === focusOutcome))] : null,
     s.inputs.length ? ['inputs', `Inputs (${s.inputs.length})`, h('ul', { class: 'inputs' }, s.inputs.map((i) => inputView(i, refs)))] : null,
     s.decision_units.length ? ['units', `Decision units (${s.decision_units.length})`, s.decision_units.map((u) => unitView(u, refs, names, outcomeLabels))] : null,

@@ -12,10 +12,25 @@ const require = createRequire(import.meta.url);
 const AXE = require.resolve('axe-core/axe.min.js');
 
 // Every screen, with a key where the screen needs one, and the states where most content
-// shows: results, an open editor, a subscription with its delivery log.
+// shows: results, the calculator with an answer and with a missing input, an open editor, a
+// subscription with its delivery log.
 const SCREENS = [
   ['explorer with results', '/#/?q=tirads'],
   ['system page', '/#/systems/acr-ti-rads-2017'],
+  ['calculator with an answer', '/#/systems/acr-ti-rads-2017?composition=solid&echogenicity=hypoechoic&shape=wider_than_tall&margin=smooth&echogenic_foci=none_or_large_comet_tail&max_diameter_mm=12', async (page) => {
+    await page.locator('.calc-unit[data-unit="fna_followup"] .calc-answer').waitFor();
+    // Open a definition and a trace too, so their content is audited.
+    await page.locator('#calc-in-composition summary').click();
+    await page.locator('.calc-unit[data-unit="fna_followup"] .calc-trace summary').click();
+  }],
+  ['calculator with an input missing and a value refused', '/#/systems/acr-ti-rads-2017?composition=solid&echogenicity=hypoechoic&shape=wider_than_tall&margin=smooth&echogenic_foci=none_or_large_comet_tail', async (page) => {
+    await page.locator('.calc-unit[data-unit="fna_followup"][data-status="needs_inputs"]').waitFor();
+    await page.getByLabel('Maximum nodule diameter (mm)').fill('-1');
+    await page.locator('#calc-in-max_diameter_mm .field-error:not([hidden])').waitFor();
+  }],
+  ['calculator with booleans and a select', '/#/systems/acr-o-rads-us-v2022', async (page) => {
+    await page.locator('#calculator select').waitFor();
+  }],
   ['unknown system', '/#/systems/no-such-system'],
   ['grounding', '/#/ground'],
   ['grounding with results', '/#/ground', async (page) => {
