@@ -115,8 +115,10 @@ pub fn from_object(
         }
     };
     let units = crate::input::string_list(body.get("units"), "units", "a list of unit ids")?;
+    // The query's `format` must be valid even when the body names one (the body's wins).
+    let from_query = Format::parse(format_param)?;
     let format = match body.get("format") {
-        None => Format::parse(format_param)?,
+        None => from_query,
         Some(Value::String(s)) => Format::parse(Some(s))?,
         Some(_) => {
             return Err(ApiError::bad_param(

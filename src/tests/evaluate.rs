@@ -127,6 +127,10 @@ fn each_refusal_names_its_field() {
         assert_eq!(r.status, status, "{query}");
         assert!(error_of(&r).contains(needle), "{query}: {}", error_of(&r));
     }
+    // A bad `format` in the query is refused even when the body names a good one.
+    let r = post(&format!("{base}?format=0"), &json!({"format": "json"}));
+    assert_eq!(r.status, 400);
+    assert!(error_of(&r).contains("json, markdown"), "{}", error_of(&r));
     // The body's own fields are objects, lists or strings as documented, never null.
     for (body, field) in [
         (json!({"inputs": null}), "inputs"),
