@@ -36,6 +36,8 @@ pub const MAX_SYSTEMS: usize = 64;
 const MAX_OUTCOMES: usize = 8;
 const MAX_RULES_PER_UNIT: usize = 12;
 const MAX_UNITS: usize = 4;
+/// Missing inputs the markdown block describes; the others it names by id.
+const MAX_MISSING_SHOWN: usize = 5;
 
 /// The two output formats.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
@@ -1553,10 +1555,14 @@ fn evaluator_lines(md: &mut String, system: &Value) {
             d["answer"].as_str().unwrap_or_default(),
         ));
     }
-    let missing: Vec<String> = system["missing_inputs"]
+    let inputs = system["missing_inputs"]
         .as_array()
-        .into_iter()
-        .flatten()
+        .cloned()
+        .unwrap_or_default();
+    // The first few with what they take; the rest by id, to keep the block short.
+    let mut missing: Vec<String> = inputs
+        .iter()
+        .take(MAX_MISSING_SHOWN)
         .map(|i| {
             let mut what = i["type"].as_str().unwrap_or_default().to_string();
             if let Some(unit) = i["unit"].as_str() {
@@ -1569,7 +1575,7 @@ fn evaluator_lines(md: &mut String, system: &Value) {
                 .filter_map(Value::as_str)
                 .collect();
             let listed = values.join(" | ");
-            if !values.is_empty() && listed.len() <= 100 {
+            if !values.is_empty() && listed.len() <= 80 {
                 what.push_str(&format!(": {listed}"));
             }
             format!(
@@ -1579,6 +1585,13 @@ fn evaluator_lines(md: &mut String, system: &Value) {
             )
         })
         .collect();
+    if inputs.len() > MAX_MISSING_SHOWN {
+        let rest: Vec<&str> = inputs[MAX_MISSING_SHOWN..]
+            .iter()
+            .filter_map(|i| i["id"].as_str())
+            .collect();
+        missing.push(format!("and {}", rest.join(", ")));
+    }
     if !missing.is_empty() {
         md.push_str(&format!(
             "- The evaluator still needs: {}.\n",

@@ -10,8 +10,8 @@
 //!   ("*nodule* measuring 1.6 cm"). A length input measures the nouns of its label ("Solid
 //!   component size" measures a component, "Maximum nodule diameter" a nodule); its last noun
 //!   is the one it is about ("Part-solid nodule solid component size" is about the component).
-//!   Among inputs measuring the same noun, the qualifiers decide ("part solid" nodule, "ground
-//!   glass" nodule). A system with a single length input takes the first size that measures
+//!   Among inputs measuring the same noun, the qualifiers the text states decide ("part solid"
+//!   nodule, "ground glass" nodule), then the system's order. A system with a single length input takes the first size that measures
 //!   nothing more specific than a lesion. Each input takes one size and each size fills one
 //!   input; cm and mm are converted to the input's unit.
 //! - **Age.** "67-year-old" fills an input in years whose id names the age.
@@ -216,19 +216,14 @@ impl<'a> LengthInput<'a> {
         }
     }
 
-    /// How far the words near a size agree with this input's qualifiers: two for each word of
-    /// a qualifier they state in full (so "part solid" outweighs "solid"), less one for each
-    /// qualifier they do not state.
-    fn agreement(&self, near: &[String]) -> i32 {
+    /// How far the words near a size agree with this input's qualifiers: the words of the
+    /// qualifiers they state in full (so "part solid" outweighs "solid", and "solid" alone is
+    /// not "sub-solid").
+    fn agreement(&self, near: &[String]) -> usize {
         self.qualifiers
             .iter()
-            .map(|q| {
-                if near.windows(q.len()).any(|w| w == &q[..]) {
-                    2 * q.len() as i32
-                } else {
-                    -1
-                }
-            })
+            .filter(|q| near.windows(q.len()).any(|w| w == &q[..]))
+            .map(Vec::len)
             .sum()
     }
 
@@ -503,6 +498,8 @@ mod tests {
         assert_eq!(choice(&t, "tr_level"), Some("TR4"));
         let r = read("acr-if-renal-2018", "Incidental 25 mm solid renal mass");
         assert_eq!(number(&r, "size_cm"), Some(2.5));
+        let p = read("acr-if-pancreatic-cyst-2017", "Branch duct IPMN 25 mm");
+        assert_eq!(number(&p, "cyst_size_cm"), Some(2.5), "{p:?}");
         let r = read("acr-if-renal-2018", "incidental 1.2 cm renal lesion");
         assert_eq!(number(&r, "size_cm"), Some(1.2));
     }
