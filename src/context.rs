@@ -1139,9 +1139,11 @@ struct Grounded {
 }
 
 impl Grounded {
-    fn of(sel: &Selected, text: &str) -> Grounded {
+    fn of(sel: &Selected, finding: &text::WordIndex) -> Grounded {
         let logic = compiled::logic(sel.index);
-        let prefilled = logic.map(|l| prefill::prefill(l, text)).unwrap_or_default();
+        let prefilled = logic
+            .map(|l| prefill::prefill_words(l, finding))
+            .unwrap_or_default();
         let link = match logic {
             Some(l) => evaluator::evaluate_link(sel.system.slug, l.model(), &prefilled, None),
             None => format!("/api/v1/systems/{}/evaluate", sel.system.slug),
@@ -1235,10 +1237,12 @@ impl Grounded {
 /// The context as JSON.
 pub fn to_json(query: &ContextQuery) -> Value {
     let (finding, selected, withheld) = rank_with_withheld(query);
+    let words = text::words(&query.text);
+    let finding_words = text::WordIndex::new(&words);
     let mut systems = Vec::new();
     for sel in &selected {
         let detail = compiled::detail_value(sel.index);
-        let grounded = Grounded::of(sel, &query.text);
+        let grounded = Grounded::of(sel, &finding_words);
         let mut withheld = 0usize;
         let matched_codes = &sel.matched_codes;
         let outcomes: Vec<Value> = outcome_order(detail, matched_codes)

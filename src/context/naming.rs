@@ -108,34 +108,59 @@ fn preference(system: &SystemEntry) -> (u8, std::cmp::Reverse<&'static str>) {
     (status, std::cmp::Reverse(system.effective))
 }
 
+/// A name ready to match: the system, the name as written, its tier and its folded words.
+struct Name {
+    index: usize,
+    name: &'static str,
+    tier: Tier,
+    words: Vec<String>,
+}
+
+/// Every name worth matching, folded once per isolate. A name of fewer than three letters
+/// and digits ("C0") is too short to name anything in free text.
+fn all_names() -> &'static [Name] {
+    static NAMES: std::sync::OnceLock<Vec<Name>> = std::sync::OnceLock::new();
+    NAMES.get_or_init(|| {
+        let mut out = Vec::new();
+        for (index, system) in SYSTEMS.iter().enumerate() {
+            for (name, tier) in names(system) {
+                let words = text::words(name);
+                let chars: usize = words.iter().map(String::len).sum();
+                if chars >= 3 {
+                    out.push(Name {
+                        index,
+                        name,
+                        tier,
+                        words,
+                    });
+                }
+            }
+        }
+        out
+    })
+}
+
 /// The systems `text` names explicitly, in the order of [`SYSTEMS`].
 pub fn named_systems(text: &str) -> Vec<Named> {
     let words = text::words(text);
     if words.is_empty() {
         return Vec::new();
     }
+    let index = text::WordIndex::new(&words);
     let mut hits: Vec<Hit> = Vec::new();
-    for (index, system) in SYSTEMS.iter().enumerate() {
-        for (name, tier) in names(system) {
-            let needle = text::words(name);
-            let chars: usize = needle.iter().map(String::len).sum();
-            if needle.is_empty() || chars < 3 || needle.len() > words.len() {
-                continue;
-            }
-            if capitals_only(name) && !has_word_exact(text, name) {
-                continue;
-            }
-            for start in 0..=words.len() - needle.len() {
-                if words[start..start + needle.len()] == needle[..] {
-                    hits.push(Hit {
-                        index,
-                        tier,
-                        start,
-                        end: start + needle.len(),
-                        name,
-                    });
-                }
-            }
+    for n in all_names() {
+        let mut starts = index.starts(&n.words).peekable();
+        if starts.peek().is_none() || (capitals_only(n.name) && !has_word_exact(text, n.name)) {
+            continue;
+        }
+        for start in starts {
+            hits.push(Hit {
+                index: n.index,
+                tier: n.tier,
+                start,
+                end: start + n.words.len(),
+                name: n.name,
+            });
         }
     }
     let kept: Vec<&Hit> = hits

@@ -334,17 +334,15 @@ fn phrases(value: &str, label: &str) -> Vec<Vec<String>> {
 }
 
 /// Fills the enum inputs whose value the finding states unambiguously.
-fn fill_enums(logic: &Logic, words: &[String], out: &mut Inputs) {
+fn fill_enums(logic: &Logic, index: &text::WordIndex, out: &mut Inputs) {
+    let words = index.words();
     let mut stated: Vec<Stated> = Vec::new();
     for input in logic.inputs.iter().filter(|i| i.kind == InputType::Enum) {
         for v in &input.values {
             for phrase in phrases(&v.value, &v.label) {
-                if phrase.len() > words.len() {
-                    continue;
-                }
-                for start in 0..=words.len() - phrase.len() {
+                for start in index.starts(&phrase) {
                     let negated = start > 0 && NEGATIONS.contains(&words[start - 1].as_str());
-                    if !negated && words[start..start + phrase.len()] == phrase[..] {
+                    if !negated {
                         stated.push(Stated {
                             input: &input.id,
                             value: &v.value,
@@ -396,7 +394,14 @@ fn fill_enums(logic: &Logic, words: &[String], out: &mut Inputs) {
 /// The inputs of `logic` that the finding states.
 pub fn prefill(logic: &Logic, finding_text: &str) -> Inputs {
     let words = text::words(finding_text);
-    let (sizes, age) = sizes_and_age(&words);
+    prefill_words(logic, &text::WordIndex::new(&words))
+}
+
+/// [`prefill`] for a finding already read into indexed words (grounding reads it once for all
+/// the systems it selects).
+pub fn prefill_words(logic: &Logic, index: &text::WordIndex) -> Inputs {
+    let words = index.words();
+    let (sizes, age) = sizes_and_age(words);
     let mut out = Inputs::new();
     let lengths: Vec<LengthInput> = logic
         .inputs
@@ -405,7 +410,7 @@ pub fn prefill(logic: &Logic, finding_text: &str) -> Inputs {
         .filter(|i| matches!(i.unit.as_deref(), Some("mm") | Some("cm")))
         .map(LengthInput::of)
         .collect();
-    fill_sizes(&lengths, &words, &sizes, &mut out);
+    fill_sizes(&lengths, words, &sizes, &mut out);
     if let Some(age) = age {
         let years = logic.inputs.iter().find(|i| {
             i.kind == InputType::Number
@@ -419,7 +424,7 @@ pub fn prefill(logic: &Logic, finding_text: &str) -> Inputs {
             }
         }
     }
-    fill_enums(logic, &words, &mut out);
+    fill_enums(logic, index, &mut out);
     out
 }
 
