@@ -8,8 +8,12 @@
 //! before Fleischner). The result is JSON or a markdown block for an assistant, every line
 //! cited, located and flagged.
 
+pub mod naming;
+pub mod prefill;
+
 use crate::corpus::compile::NOTICE;
 use crate::corpus::compiled::{self, SystemEntry, SYSTEMS};
+use crate::corpus::evaluate::{self as evaluator, Evaluation, Given, Inputs, UnitStatus};
 use crate::corpus::source::{Family, Status};
 use crate::corpus::text;
 use crate::error::ApiError;
@@ -32,6 +36,8 @@ pub const MAX_SYSTEMS: usize = 64;
 const MAX_OUTCOMES: usize = 8;
 const MAX_RULES_PER_UNIT: usize = 12;
 const MAX_UNITS: usize = 4;
+/// Missing inputs the markdown block describes; the others it names by id.
+const MAX_MISSING_SHOWN: usize = 5;
 
 /// The two output formats.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
@@ -859,6 +865,8 @@ pub struct Finding {
     pub age_years: Option<f64>,
     /// The cues that fired, by name.
     pub cues: Vec<&'static str>,
+    /// The systems the text names explicitly ("Bosniak IIF", "per Fleischner").
+    pub named: Vec<naming::Named>,
 }
 
 /// Does the folded text contain the phrase as whole words?
@@ -882,31 +890,16 @@ pub fn read_finding(text: &str) -> Finding {
             finding.modalities.push(modality);
         }
     }
-    for (i, w) in words.iter().enumerate() {
-        let next = words.get(i + 1).map(String::as_str);
-        let (number, unit) = match w.find(|c: char| c.is_ascii_alphabetic()) {
-            // "8mm", "1.5cm"
-            Some(pos) if pos > 0 => (&w[..pos], Some(&w[pos..])),
-            _ => (w.as_str(), next),
-        };
-        let Ok(value) = number.parse::<f64>() else {
-            continue;
-        };
-        match unit {
-            Some("mm") => finding.sizes_mm.push(value),
-            Some("cm") => finding.sizes_mm.push(value * 10.0),
-            Some("year") | Some("years") | Some("yo") | Some("y") => {
-                finding.age_years = Some(value)
-            }
-            _ => {}
-        }
-    }
+    let (sizes, age) = prefill::sizes_and_age(&words);
+    finding.sizes_mm = sizes.iter().map(|s| s.mm).collect();
+    finding.age_years = age;
     for cue in CUES {
         let organ_ok = cue.organ.is_none_or(|o| finding.organs.contains(&o));
         if organ_ok && cue.phrases.iter().any(|p| has_phrase(&folded, p)) {
             finding.cues.push(cue.name);
         }
     }
+    finding.named = naming::named_systems(text);
     finding
 }
 
@@ -921,6 +914,8 @@ pub struct Selected {
     pub matched_codes: Vec<&'static str>,
     pub reasons: Vec<String>,
     pub forced: bool,
+    /// The finding names this system explicitly: it ranks first, after forced systems.
+    pub named: bool,
 }
 
 /// A system that would have been selected but is left out because `verified` asks for
@@ -1024,6 +1019,14 @@ pub fn rank_with_withheld(query: &ContextQuery) -> (Finding, Vec<Selected>, Vec<
                 }
             }
         }
+        let named_as = finding
+            .named
+            .iter()
+            .find(|n| n.index == index)
+            .map(|n| n.name);
+        if let Some(name) = named_as {
+            reasons.insert(0, format!("named in the finding: {name}"));
+        }
         if forced {
             reasons.insert(0, "requested in systems".to_string());
         }
@@ -1033,7 +1036,7 @@ pub fn rank_with_withheld(query: &ContextQuery) -> (Finding, Vec<Selected>, Vec<
             }
             continue;
         }
-        if score > 0.0 || forced {
+        if score > 0.0 || forced || named_as.is_some() {
             ranked.push(Selected {
                 system,
                 index,
@@ -1042,12 +1045,14 @@ pub fn rank_with_withheld(query: &ContextQuery) -> (Finding, Vec<Selected>, Vec<
                 matched_codes: codes.get(system.slug).cloned().unwrap_or_default(),
                 reasons,
                 forced,
+                named: named_as.is_some(),
             });
         }
     }
     ranked.sort_by(|a, b| {
         b.forced
             .cmp(&a.forced)
+            .then(b.named.cmp(&a.named))
             .then(
                 b.score
                     .partial_cmp(&a.score)
@@ -1124,54 +1129,120 @@ fn outcome_order(detail: &Value, matched_codes: &[&str]) -> Vec<usize> {
     order
 }
 
-/// The inputs the system's decision units need that the finding did not state.
-fn missing_inputs(detail: &Value, finding: &Finding, folded: &str) -> Vec<Value> {
-    let mut out = Vec::new();
-    for input in detail["inputs"].as_array().into_iter().flatten() {
-        if input.get("derived_from").is_some() {
-            continue;
-        }
-        let stated = match input["type"].as_str() {
-            Some("number") => {
-                let unit = input["unit"].as_str().unwrap_or_default();
-                let id = input["id"].as_str().unwrap_or_default();
-                ((unit == "mm" || unit == "cm") && !finding.sizes_mm.is_empty())
-                    || (id.contains("age") && finding.age_years.is_some())
-            }
-            Some("enum") | Some("multi") => {
-                input["values"].as_array().into_iter().flatten().any(|v| {
-                    let label = text::words(v["label"].as_str().unwrap_or_default()).join(" ");
-                    let value = v["value"].as_str().unwrap_or_default().replace('_', " ");
-                    (label.len() > 3 && has_phrase(folded, &label))
-                        || (value.len() > 3 && has_phrase(folded, &value))
-                })
-            }
-            _ => false,
+/// What the evaluator makes of a finding for one system: the inputs read from the text, the
+/// link that evaluates them, and the evaluation itself (`None` when the system has no logic).
+struct Grounded {
+    prefilled: Inputs,
+    link: String,
+    evaluation: Option<Evaluation<'static>>,
+    logic: Option<&'static compiled::Logic>,
+}
+
+impl Grounded {
+    fn of(sel: &Selected, finding: &text::WordIndex) -> Grounded {
+        let logic = compiled::logic(sel.index);
+        let prefilled = logic
+            .map(|l| prefill::prefill_words(l, finding))
+            .unwrap_or_default();
+        let link = match logic {
+            Some(l) => evaluator::evaluate_link(sel.system.slug, l.model(), &prefilled, None),
+            None => format!("/api/v1/systems/{}/evaluate", sel.system.slug),
         };
-        if !stated {
-            let mut m = Map::new();
-            for key in ["id", "label", "type", "unit"] {
-                if let Some(v) = input.get(key) {
-                    m.insert(key.into(), v.clone());
-                }
-            }
-            if let Some(values) = input["values"].as_array() {
-                let list: Vec<Value> = values.iter().map(|v| v["value"].clone()).collect();
-                m.insert("values".into(), Value::Array(list));
-            }
-            out.push(Value::Object(m));
+        // The prefilled values are the system's own ids and values, so the evaluator accepts
+        // them; were it to refuse, the answer would simply carry no evaluation.
+        let evaluation = logic.and_then(|l| evaluator::evaluate(l.model(), &prefilled, None).ok());
+        Grounded {
+            prefilled,
+            link,
+            evaluation,
+            logic,
         }
     }
-    out
+
+    /// The inputs the evaluator still needs, with their definitions.
+    fn missing(&self) -> Vec<Value> {
+        let (Some(eval), Some(logic)) = (&self.evaluation, self.logic) else {
+            return Vec::new();
+        };
+        eval.missing
+            .iter()
+            .filter_map(|id| logic.model().input(id))
+            .map(|input| {
+                let mut m = Map::new();
+                m.insert("id".into(), json!(input.id));
+                m.insert("label".into(), json!(input.label));
+                m.insert("type".into(), json!(input.kind));
+                if let Some(unit) = &input.unit {
+                    m.insert("unit".into(), json!(unit));
+                }
+                if !input.values.is_empty() {
+                    let values: Vec<&str> = input.values.iter().map(|v| v.value.as_str()).collect();
+                    m.insert("values".into(), json!(values));
+                }
+                if let Some(min) = input.min {
+                    m.insert("min".into(), json!(min));
+                }
+                if let Some(max) = input.max {
+                    m.insert("max".into(), json!(max));
+                }
+                Value::Object(m)
+            })
+            .collect()
+    }
+
+    /// The units the finding alone decides: id, title, answer and the deciding rule's
+    /// verification.
+    fn decided(&self) -> Vec<Value> {
+        let Some(eval) = &self.evaluation else {
+            return Vec::new();
+        };
+        eval.units
+            .iter()
+            .filter(|u| u.status == UnitStatus::Decided)
+            .map(|u| {
+                let answer = match (u.outcome, u.result) {
+                    (Some(o), _) if o.label != o.code => format!("{} ({})", o.code, o.label),
+                    (Some(o), _) => o.code.clone(),
+                    (None, Some(r)) => r.to_string(),
+                    (None, None) => u.answer.unwrap_or_default().to_string(),
+                };
+                json!({
+                    "unit": u.id,
+                    "title": u.title,
+                    "answer": answer,
+                    "verification": u.rule.as_ref().map(|r| r.verification),
+                })
+            })
+            .collect()
+    }
+
+    fn prefilled_json(&self) -> Value {
+        let map: Map<String, Value> = self
+            .prefilled
+            .iter()
+            .map(|(id, g)| {
+                let v = match g {
+                    Given::Choice(c) => json!(c),
+                    Given::Choices(c) => json!(c),
+                    Given::Number(x) => json!(x),
+                    Given::Flag(b) => json!(b),
+                };
+                (id.clone(), v)
+            })
+            .collect();
+        Value::Object(map)
+    }
 }
 
 /// The context as JSON.
 pub fn to_json(query: &ContextQuery) -> Value {
     let (finding, selected, withheld) = rank_with_withheld(query);
-    let folded = format!(" {} ", text::words(&query.text).join(" "));
+    let words = text::words(&query.text);
+    let finding_words = text::WordIndex::new(&words);
     let mut systems = Vec::new();
     for sel in &selected {
         let detail = compiled::detail_value(sel.index);
+        let grounded = Grounded::of(sel, &finding_words);
         let mut withheld = 0usize;
         let matched_codes = &sel.matched_codes;
         let outcomes: Vec<Value> = outcome_order(detail, matched_codes)
@@ -1243,10 +1314,15 @@ pub fn to_json(query: &ContextQuery) -> Value {
             "scope": scope,
             "decision_units": units,
             "outcomes": outcomes,
-            "missing_inputs": missing_inputs(detail, &finding, &folded),
+            "prefilled": grounded.prefilled_json(),
+            "decided": grounded.decided(),
+            "missing_inputs": grounded.missing(),
             "references": references,
             "withheld_draft_lines": withheld,
-            "links": { "system": format!("/api/v1/systems/{}", sel.system.slug) },
+            "links": {
+                "system": format!("/api/v1/systems/{}", sel.system.slug),
+                "evaluate": grounded.link,
+            },
         });
         if withheld > 0 {
             entry["withheld_note"] = json!(format!(
@@ -1271,6 +1347,7 @@ pub fn to_json(query: &ContextQuery) -> Value {
             "sizes_mm": finding.sizes_mm,
             "age_years": finding.age_years,
             "cues": finding.cues,
+            "named_systems": finding.named.iter().map(|n| SYSTEMS[n.index].slug).collect::<Vec<_>>(),
         },
         "systems": systems,
         "withheld_systems": withheld.iter().map(|w| json!({
@@ -1448,24 +1525,7 @@ pub fn markdown(query: &ContextQuery, json: &Value) -> String {
                 line(&mut md, "Rule: ", r);
             }
         }
-        let missing: Vec<String> = system["missing_inputs"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .map(|i| {
-                let unit = i["unit"]
-                    .as_str()
-                    .map(|u| format!(" ({u})"))
-                    .unwrap_or_default();
-                format!("{}{unit}", i["label"].as_str().unwrap_or_default())
-            })
-            .collect();
-        if !missing.is_empty() {
-            md.push_str(&format!(
-                "- Not stated in the finding: {}.\n",
-                missing.join("; ")
-            ));
-        }
+        evaluator_lines(&mut md, system);
         if let Some(note) = system["withheld_note"].as_str() {
             md.push_str(&format!("- {note}.\n"));
         }
@@ -1482,6 +1542,77 @@ pub fn markdown(query: &ContextQuery, json: &Value) -> String {
         "\n<!-- radref context: about {tokens} tokens -->\n"
     ));
     md
+}
+
+/// The evaluator's part of a system's markdown: what the finding alone decides, what the
+/// evaluator still needs (ids as it takes them) and the link that evaluates the finding.
+fn evaluator_lines(md: &mut String, system: &Value) {
+    for d in system["decided"].as_array().into_iter().flatten() {
+        let draft = if d["verification"] == "verified" {
+            ""
+        } else {
+            " (draft)"
+        };
+        md.push_str(&format!(
+            "- Decided from the finding alone, {}: {}{draft}.\n",
+            d["title"].as_str().unwrap_or_default(),
+            d["answer"].as_str().unwrap_or_default(),
+        ));
+    }
+    let inputs = system["missing_inputs"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    // The first few with what they take; the rest by id, to keep the block short.
+    let mut missing: Vec<String> = inputs
+        .iter()
+        .take(MAX_MISSING_SHOWN)
+        .map(|i| {
+            let mut what = i["type"].as_str().unwrap_or_default().to_string();
+            if let Some(unit) = i["unit"].as_str() {
+                what.push_str(&format!(", {unit}"));
+            }
+            let values: Vec<&str> = i["values"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(Value::as_str)
+                .collect();
+            let listed = values.join(" | ");
+            if !values.is_empty() && listed.len() <= 80 {
+                what.push_str(&format!(": {listed}"));
+            }
+            format!(
+                "`{}` ({}; {what})",
+                i["id"].as_str().unwrap_or_default(),
+                one_line(i["label"].as_str().unwrap_or_default(), 60)
+            )
+        })
+        .collect();
+    if inputs.len() > MAX_MISSING_SHOWN {
+        let rest: Vec<&str> = inputs[MAX_MISSING_SHOWN..]
+            .iter()
+            .filter_map(|i| i["id"].as_str())
+            .collect();
+        missing.push(format!("and {}", rest.join(", ")));
+    }
+    if !missing.is_empty() {
+        md.push_str(&format!(
+            "- The evaluator still needs: {}.\n",
+            missing.join("; ")
+        ));
+    }
+    if let Some(link) = system["links"]["evaluate"].as_str() {
+        let filled = system["prefilled"]
+            .as_object()
+            .is_some_and(|p| !p.is_empty());
+        let note = if filled {
+            " (what the finding states is filled in)"
+        } else {
+            ""
+        };
+        md.push_str(&format!("- Evaluate{note}: {link}\n"));
+    }
 }
 
 /// A rough token count (about four characters a token), to budget prompts.
@@ -1690,6 +1821,184 @@ mod tests {
         assert!(md.contains("`fleischner-2017`"));
     }
 
+    #[test]
+    fn a_system_the_finding_names_ranks_first() {
+        for (text, slug) in [
+            ("Bosniak IIF cyst follow-up", "bosniak-v2019"),
+            ("bosniak 2F lesion, what next?", "bosniak-v2019"),
+            // Named, a system wins over the cues that would favour another.
+            (
+                "Per Fleischner: 7 mm solid nodule on screening CT",
+                "fleischner-2017",
+            ),
+            ("TI-RADS TR4 thyroid nodule seen on CT", "acr-ti-rads-2017"),
+            ("TR4 nodule, 1.6 cm", "acr-ti-rads-2017"),
+            (
+                "LI-RADS category for an incidental 15 mm liver lesion on CT",
+                "acr-li-rads-ct-mri-v2018",
+            ),
+            ("LIRADS LR-4 observation", "acr-li-rads-ct-mri-v2018"),
+            ("LI-RADS TRA after TACE", "acr-li-rads-ct-mri-tra-v2024"),
+            ("K-TIRADS 4 nodule", "k-tirads-2021"),
+            ("EU-TIRADS 3", "eu-tirads-2017"),
+            ("lung-rads 4A, incidental", "acr-lung-rads-v2022"),
+            (
+                "BTS guidelines for a 5 mm solid nodule, incidental",
+                "bts-pulmonary-nodules-2015",
+            ),
+            ("Deauville 4 at interim PET", "lugano-2014"),
+            ("O-RADS MRI 4 adnexal mass", "acr-o-rads-mri-2022"),
+        ] {
+            let ranked = top(text);
+            assert_eq!(ranked[0], slug, "{text}: {ranked:?}");
+            let (finding, selected) = rank(&q(text));
+            assert!(finding.named.iter().any(|n| SYSTEMS[n.index].slug == slug));
+            assert!(
+                selected[0].reasons[0].starts_with("named in the finding: "),
+                "{:?}",
+                selected[0].reasons
+            );
+        }
+        // Naming does not override systems asked for by slug, nor the organ restriction.
+        let mut query = q("Fleischner 6 mm nodule");
+        query.systems = vec!["bosniak-v2019".into()];
+        assert_eq!(rank(&query).1[0].system.slug, "bosniak-v2019");
+        assert_eq!(rank(&query).1[1].system.slug, "fleischner-2017");
+    }
+
+    fn system<'v>(json: &'v Value, slug: &str) -> &'v Value {
+        json["systems"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["slug"] == slug)
+            .unwrap_or_else(|| panic!("{slug} not in {json}"))
+    }
+
+    #[test]
+    fn the_evaluate_link_carries_what_the_finding_states_in_the_inputs_unit() {
+        let json = to_json(&q(
+            "Incidental 1.2 cm part-solid pulmonary nodule with a 5 mm solid component in a 64-year-old",
+        ));
+        let fleischner = system(&json, "fleischner-2017");
+        assert_eq!(
+            fleischner["links"]["evaluate"],
+            "/api/v1/systems/fleischner-2017/evaluate?age_years=64&nodule_type=part_solid&size_mm=12&solid_component_mm=5"
+        );
+        assert_eq!(fleischner["prefilled"]["size_mm"], 12.0);
+        // An input in centimetres gets centimetres.
+        let json = to_json(&q("Incidental 25 mm solid enhancing renal mass on CT"));
+        let renal = system(&json, "acr-if-renal-2018");
+        assert!(
+            renal["links"]["evaluate"]
+                .as_str()
+                .unwrap()
+                .contains("size_cm=2.5"),
+            "{}",
+            renal["links"]["evaluate"]
+        );
+        // A system whose inputs the finding does not touch still links its evaluator.
+        let json = to_json(&q("Bosniak classification"));
+        assert_eq!(
+            system(&json, "bosniak-v2019")["links"]["evaluate"],
+            "/api/v1/systems/bosniak-v2019/evaluate"
+        );
+        // Values are percent-encoded: a derived category's hyphen stays, anything else is
+        // escaped.
+        let json = to_json(&q("LR-5 observation, 25 mm"));
+        let li = system(&json, "acr-li-rads-ct-mri-v2018");
+        let link = li["links"]["evaluate"].as_str().unwrap();
+        assert!(
+            link.contains("table_category=LR-5") && link.contains("size_mm=25"),
+            "{link}"
+        );
+        assert!(link.bytes().all(|b| b.is_ascii_graphic()), "{link}");
+    }
+
+    /// The inputs a link's query string gives, read as the evaluate route reads them, and
+    /// the evaluation they produce.
+    fn follow(link: &str) -> (Vec<String>, Vec<String>) {
+        let (path, query) = link.split_once('?').unwrap_or((link, ""));
+        let slug = path
+            .strip_prefix("/api/v1/systems/")
+            .and_then(|p| p.strip_suffix("/evaluate"))
+            .unwrap();
+        let index = SYSTEMS.iter().position(|s| s.slug == slug).unwrap();
+        let logic = compiled::logic(index).unwrap();
+        let pairs = crate::http::parse_query(query);
+        let ask = crate::evaluation::from_query(logic, &pairs).unwrap();
+        let eval = crate::evaluation::run(logic, &ask).unwrap();
+        let decided = eval
+            .units
+            .iter()
+            .filter(|u| u.status == UnitStatus::Decided)
+            .map(|u| u.id.to_string())
+            .collect();
+        (
+            eval.missing.iter().map(|m| m.to_string()).collect(),
+            decided,
+        )
+    }
+
+    #[test]
+    fn missing_inputs_are_what_the_evaluator_needs() {
+        for text in [
+            "Incidental 8 mm solid nodule in the right upper lobe on chest CT in a 67-year-old",
+            "Thyroid nodule on ultrasound: solid, hypoechoic, taller-than-wide, 11 mm",
+            "TI-RADS TR4 nodule measuring 1.6 cm, is FNA indicated?",
+            "Cirrhotic liver, 15 mm observation with nonrim arterial phase hyperenhancement and nonperipheral washout on MRI",
+            "Cystic renal mass with a 3 mm smooth enhancing septum on CT",
+            "Screening CT shows a 16 mm part solid nodule with 9 mm solid component",
+            "Gallbladder polyp 7 mm, sessile",
+            "Which imaging is appropriate for low back pain?",
+        ] {
+            let mut query = q(text);
+            query.verified = false;
+            query.limit = MAX_LIMIT;
+            let json = to_json(&query);
+            for system in json["systems"].as_array().unwrap() {
+                let link = system["links"]["evaluate"].as_str().unwrap();
+                let (missing, decided) = follow(link);
+                let listed: Vec<&str> = system["missing_inputs"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|i| i["id"].as_str().unwrap())
+                    .collect();
+                assert_eq!(listed, missing, "{text}: {}", system["slug"]);
+                let units: Vec<&str> = system["decided"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|d| d["unit"].as_str().unwrap())
+                    .collect();
+                assert_eq!(units, decided, "{text}: {}", system["slug"]);
+                for i in system["missing_inputs"].as_array().unwrap() {
+                    assert!(i["label"].is_string() && i["type"].is_string(), "{i}");
+                }
+            }
+        }
+        // What the finding alone decides is said, in JSON and in the markdown block.
+        let mut query = q("TI-RADS TR4 nodule measuring 1.6 cm, is FNA indicated?");
+        query.verified = false;
+        let json = to_json(&query);
+        let tirads = system(&json, "acr-ti-rads-2017");
+        assert_eq!(tirads["decided"][0]["unit"], "fna_followup");
+        assert!(tirads["decided"][0]["answer"]
+            .as_str()
+            .unwrap()
+            .contains("FNA"));
+        let md = markdown(&query, &json);
+        assert!(md.contains("- Decided from the finding alone, "), "{md}");
+        assert!(
+            md.contains("- The evaluator still needs: `composition` ("),
+            "{md}"
+        );
+        assert!(md.contains(
+            "- Evaluate (what the finding states is filled in): /api/v1/systems/acr-ti-rads-2017/evaluate?max_diameter_mm=16&tr_level=TR4"
+        ), "{md}");
+    }
+
     /// A whole CT report near the longest text accepted: what it says is read, and the systems
     /// chosen are those of the organs it reports on, the incidental adrenal nodule and the renal
     /// findings of its impression among them. (Cue phrases fire on negated mentions too, "no
@@ -1765,7 +2074,20 @@ mod quality {
         assert!(cases.len() >= 60);
         let (mut top1, mut top3) = (0, 0);
         let mut misses = Vec::new();
+        let mut naming = 0;
         for case in &cases {
+            // A system the text names must be one that governs it.
+            for n in naming::named_systems(&case.text) {
+                let slug = SYSTEMS[n.index].slug;
+                assert!(
+                    case.expected.iter().any(|e| e == slug),
+                    "{}: names {slug} ({}), expected {:?}",
+                    case.text,
+                    n.name,
+                    case.expected
+                );
+                naming += 1;
+            }
             for slug in &case.expected {
                 assert!(compiled::system(slug).is_some(), "unknown slug {slug}");
             }
@@ -1782,6 +2104,13 @@ mod quality {
             };
             if hit(1) {
                 top1 += 1;
+            } else {
+                println!(
+                    "  top-1 miss: {} -> {:?} (expected {:?})",
+                    case.text,
+                    &ranked[..ranked.len().min(3)],
+                    case.expected
+                );
             }
             if hit(3) {
                 top3 += 1;
@@ -1796,7 +2125,7 @@ mod quality {
         }
         let n = cases.len() as f64;
         println!(
-            "context query set: {} cases, top-1 {:.1}%, top-3 {:.1}%",
+            "context query set: {} cases ({naming} name a system), top-1 {:.1}%, top-3 {:.1}%",
             cases.len(),
             100.0 * top1 as f64 / n,
             100.0 * top3 as f64 / n

@@ -8,7 +8,8 @@
 use crate::corpus::compile::NOTICE;
 use crate::corpus::compiled::Logic;
 use crate::corpus::evaluate::{
-    evaluate, num, Evaluation, Given, InputError, Inputs, UnitAnswer, UnitStatus,
+    evaluate, evaluate_link, given_text, num, Evaluation, Given, InputError, Inputs, UnitAnswer,
+    UnitStatus,
 };
 use crate::corpus::source::{Reference, Verification};
 use crate::corpus::validate::RESERVED_PARAMS;
@@ -139,48 +140,14 @@ pub fn run<'a>(logic: &'a Logic, ask: &Ask) -> Result<Evaluation<'a>, ApiError> 
     evaluate(logic.model(), &ask.inputs, ask.units.as_deref()).map_err(refused)
 }
 
-/// Percent-encodes a query component (RFC 3986 unreserved characters stay).
-fn encode(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for b in s.bytes() {
-        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'~') {
-            out.push(b as char);
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    out
-}
-
-fn given_text(g: &Given) -> String {
-    match g {
-        Given::Choice(s) => s.clone(),
-        Given::Choices(v) => v.join(","),
-        Given::Number(x) => num(*x),
-        Given::Flag(b) => b.to_string(),
-    }
-}
-
 /// The shareable `GET` link of an evaluation: the inputs in the system's order.
 pub fn link(logic: &Logic, ask: &Ask) -> String {
-    let mut query: Vec<String> = logic
-        .inputs
-        .iter()
-        .filter_map(|i| {
-            ask.inputs
-                .get(&i.id)
-                .map(|g| format!("{}={}", i.id, encode(&given_text(g))))
-        })
-        .collect();
-    if let Some(units) = &ask.units {
-        query.push(format!("units={}", encode(&units.join(","))));
-    }
-    let base = format!("/api/v1/systems/{}/evaluate", logic.slug);
-    if query.is_empty() {
-        base
-    } else {
-        format!("{base}?{}", query.join("&"))
-    }
+    evaluate_link(
+        &logic.slug,
+        logic.model(),
+        &ask.inputs,
+        ask.units.as_deref(),
+    )
 }
 
 /// The references the answer cites, by id.

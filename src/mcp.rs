@@ -249,7 +249,7 @@ pub fn tools() -> Vec<Value> {
         json!({
             "name": "radref_ground",
             "title": "Ground a finding in the systems that govern it",
-            "description": "Given a finding (e.g. 'incidental 8 mm solid lung nodule in a smoker' or a report paragraph), returns the most relevant systems with their cited criteria, categories, management and risk, what the finding did not state, and a markdown block ready for a prompt. verified=true (default) keeps only current systems and verified lines and says how many draft lines were withheld; verified=false includes drafts, flagged.",
+            "description": "Given a finding (e.g. 'incidental 8 mm solid lung nodule in a smoker' or a report paragraph), returns the most relevant systems with their cited criteria, categories, management and risk, and a markdown block ready for a prompt. A system the finding names (\"Bosniak IIF\", \"per Fleischner\") ranks first. Each system carries links.evaluate, a radref_evaluate-ready GET link prefilled with what the finding states (sizes in the input's unit, age, enum values), what that evaluation already decides, and missing_inputs: the input ids the evaluator still needs. verified=true (default) keeps only current systems and verified lines and says how many draft lines were withheld; verified=false includes drafts, flagged.",
             "inputSchema": object(json!({
                 "text": { "type": "string", "maxLength": context::MAX_TEXT_CHARS, "description": "The finding text." },
                 "systems": { "type": "array", "maxItems": context::MAX_SYSTEMS, "items": { "type": "string", "enum": slugs }, "description": "Systems to include whatever their rank." },

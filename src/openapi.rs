@@ -897,28 +897,12 @@ fn components() -> Value {
                 "properties": {
                     "notice": { "type": "string" },
                     "query": { "type": "object" },
-                    "finding": { "type": "object", "description": "What was read from the text: organs, modalities, sizes_mm, age_years, cues." },
+                    "finding": { "type": "object", "description": "What was read from the text: organs, modalities, sizes_mm, age_years, cues, and named_systems (the slugs of systems the text names explicitly, which rank first)." },
                     "note": { "type": "string", "description": "Present when nothing was asked for." },
                     "withheld_systems": { "type": "array", "description": "With verified=true: systems that match the finding and would have been selected, left out because their entry's status is draft or retired (at most three).",
                         "items": { "type": "object", "required": ["slug", "name", "status", "score", "reason"],
                             "properties": { "slug": { "type": "string" }, "name": { "type": "string" }, "status": { "$ref": "#/components/schemas/Status" }, "score": { "type": "number" }, "reason": { "type": "string" } } } },
-                    "systems": { "type": "array", "items": {
-                        "type": "object",
-                        "required": ["slug", "name", "family", "status", "why", "scope", "decision_units", "outcomes", "missing_inputs", "references", "withheld_draft_lines"],
-                        "properties": {
-                            "slug": { "type": "string" }, "name": { "type": "string" },
-                            "family": { "$ref": "#/components/schemas/Family" },
-                            "status": { "$ref": "#/components/schemas/Status" },
-                            "why": { "type": "object", "required": ["score", "matched_terms", "reasons"] },
-                            "scope": { "type": "array", "items": { "$ref": "#/components/schemas/Line" } },
-                            "decision_units": { "type": "array", "items": { "type": "object" } },
-                            "outcomes": { "type": "array", "items": { "type": "object" } },
-                            "missing_inputs": { "type": "array", "items": { "type": "object", "required": ["id", "label", "type"] } },
-                            "references": { "type": "object", "additionalProperties": { "type": "string" } },
-                            "withheld_draft_lines": { "type": "integer" },
-                            "withheld_note": { "type": "string" }
-                        }
-                    } }
+                    "systems": { "type": "array", "items": context_system_schema() }
                 }
             },
             "Evaluation": evaluation_schema(),
@@ -1029,6 +1013,42 @@ fn components() -> Value {
         schemas.extend(more);
     }
     components
+}
+
+/// One system of a context answer (kept apart from the components so the `json!` macro stays
+/// within its recursion limit).
+fn context_system_schema() -> Value {
+    json!({
+        "type": "object",
+        "required": ["slug", "name", "family", "status", "why", "scope", "decision_units", "outcomes", "prefilled", "decided", "missing_inputs", "references", "withheld_draft_lines", "links"],
+        "properties": {
+            "slug": { "type": "string" }, "name": { "type": "string" },
+            "family": { "$ref": "#/components/schemas/Family" },
+            "status": { "$ref": "#/components/schemas/Status" },
+            "why": { "type": "object", "required": ["score", "matched_terms", "reasons"] },
+            "scope": { "type": "array", "items": { "$ref": "#/components/schemas/Line" } },
+            "decision_units": { "type": "array", "items": { "type": "object" } },
+            "outcomes": { "type": "array", "items": { "type": "object" } },
+            "prefilled": { "type": "object", "description": "The evaluator inputs the finding states, by input id: sizes in the input's unit, the age, enum values stated unambiguously. The evaluate link carries them.",
+                "additionalProperties": { "anyOf": [ { "type": "string" }, { "type": "number" }, { "type": "boolean" }, { "type": "array", "items": { "type": "string" } } ] } },
+            "decided": { "type": "array", "description": "The decision units the evaluator decides from the prefilled inputs alone.",
+                "items": { "type": "object", "required": ["unit", "title", "answer"],
+                    "properties": { "unit": { "type": "string" }, "title": { "type": "string" }, "answer": { "type": "string", "description": "The outcome code and label, or the result." },
+                        "verification": { "type": ["string", "null"], "enum": ["draft", "verified", null], "description": "The deciding rule's verification." } } } },
+            "missing_inputs": { "type": "array", "description": "The inputs the evaluator still needs (its `missing`) after the prefilled ones, with the ids the evaluate route takes.",
+                "items": { "type": "object", "required": ["id", "label", "type"],
+                    "properties": { "id": { "type": "string" }, "label": { "type": "string" },
+                        "type": { "type": "string", "enum": ["enum", "multi", "number", "boolean"] },
+                        "unit": { "type": "string" }, "values": { "type": "array", "items": { "type": "string" }, "description": "The allowed values (enum and multi)." },
+                        "min": { "type": "number" }, "max": { "type": "number" } } } },
+            "references": { "type": "object", "additionalProperties": { "type": "string" } },
+            "withheld_draft_lines": { "type": "integer" },
+            "withheld_note": { "type": "string" },
+            "links": { "type": "object", "required": ["system", "evaluate"],
+                "properties": { "system": { "type": "string" },
+                    "evaluate": { "type": "string", "description": "GET /api/v1/systems/{slug}/evaluate with the prefilled inputs as query parameters (percent-encoded); following it gives the evaluation whose missing inputs these are." } } }
+        }
+    })
 }
 
 /// The answer of `/api/v1/systems/{id}/evaluate` (and of the MCP tool `radref_evaluate`).

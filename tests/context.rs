@@ -245,3 +245,76 @@ fn a_list_of_systems_is_bounded() {
         .unwrap_or_default()
         .contains("'systems'"));
 }
+
+/// A context answer's evaluate link, followed as a client would: no key, a 200 evaluation whose
+/// missing inputs are the ones the context listed, and the units it said were decided.
+#[test]
+fn the_evaluate_link_of_a_context_answer_is_followed() {
+    for (text, slug) in [
+        (
+            "TI-RADS TR4 nodule measuring 1.6 cm, solid, hypoechoic",
+            "acr-ti-rads-2017",
+        ),
+        (
+            "Per Fleischner: 1.2 cm part-solid nodule with a 4 mm solid component in a 64-year-old",
+            "fleischner-2017",
+        ),
+    ] {
+        let body = serde_json::json!({ "text": text, "verified": false, "limit": 2 }).to_string();
+        let reply = send(
+            "POST",
+            "/api/v1/context",
+            &[
+                ("X-API-Key", CONTEXT_KEY),
+                ("Content-Type", "application/json"),
+            ],
+            Some(body.as_bytes()),
+        );
+        assert_eq!(reply.status, 200, "{}", reply.body);
+        let context = reply.json();
+        let system = &context["systems"][0];
+        assert_eq!(system["slug"], slug, "a named system ranks first");
+        let link = system["links"]["evaluate"].as_str().unwrap();
+        assert!(
+            link.starts_with(&format!("/api/v1/systems/{slug}/evaluate?")),
+            "{link}"
+        );
+        let evaluation = send("GET", link, &[], None);
+        assert_eq!(evaluation.status, 200, "{link}: {}", evaluation.body);
+        let evaluation = evaluation.json();
+        let listed: Vec<&serde_json::Value> = system["missing_inputs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|i| &i["id"])
+            .collect();
+        let missing: Vec<&serde_json::Value> =
+            evaluation["missing"].as_array().unwrap().iter().collect();
+        assert_eq!(listed, missing, "{link}");
+        assert_eq!(
+            evaluation["links"]["self"], link,
+            "the link is the evaluation's own"
+        );
+        for d in system["decided"].as_array().unwrap() {
+            let unit = evaluation["units"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|u| u["id"] == d["unit"])
+                .unwrap();
+            assert_eq!(unit["status"], "decided", "{}", d["unit"]);
+        }
+    }
+    // The Fleischner link carries both sizes in millimetres and the age.
+    let reply = send(
+        "GET",
+        "/api/v1/context?q=Fleischner%201.2%20cm%20solid%20nodule&verified=false&limit=1",
+        &[("X-API-Key", CONTEXT_KEY)],
+        None,
+    );
+    let link = reply.json()["systems"][0]["links"]["evaluate"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(link.contains("size_mm=12"), "{link}");
+}

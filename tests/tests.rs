@@ -16,7 +16,7 @@ mod corpus;
 // Evaluating a system: GET and POST, markdown, 304, each refusal.
 mod evaluate;
 
-// Grounded context: keys, parameters, body limits, JSON and markdown.
+// Grounded context: keys, parameters, body limits, JSON and markdown, the evaluate links.
 mod context;
 
 // Report templates as two users: CRUD, filters, errors, voice commands, sanitising.

@@ -265,12 +265,14 @@ pub fn compile(sources: &Sources) -> Result<Compiled, String> {
         let summary = serde_json::to_string(&summary).map_err(|e| e.to_string())?;
         writeln!(
             tables,
-            "    SystemEntry {{ slug: {:?}, name: {:?}, short_name: {:?}, family: Family::{:?}, \
-             status: Status::{:?}, organs: &{:?}, modalities: &{:?}, effective: {:?}, \
-             summary_json: {:?} }},",
+            "    SystemEntry {{ slug: {:?}, name: {:?}, short_name: {:?}, abbreviations: &{:?}, \
+             synonyms: &{:?}, family: Family::{:?}, status: Status::{:?}, organs: &{:?}, \
+             modalities: &{:?}, effective: {:?}, summary_json: {:?} }},",
             system.slug,
             system.name,
             system.short_name,
+            system.abbreviations,
+            system.synonyms,
             system.family,
             system.status,
             system.organs,

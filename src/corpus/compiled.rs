@@ -11,6 +11,11 @@ pub struct SystemEntry {
     pub slug: &'static str,
     pub name: &'static str,
     pub short_name: &'static str,
+    /// Other names the system goes by, as the source writes them (grounding recognises a
+    /// finding that names the system explicitly).
+    pub abbreviations: &'static [&'static str],
+    /// Longer alternative names and category names ("Bosniak IIF", "TR4").
+    pub synonyms: &'static [&'static str],
     pub family: Family,
     pub status: Status,
     pub organs: &'static [&'static str],

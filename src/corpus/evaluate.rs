@@ -395,6 +395,59 @@ impl<'a> Model<'a> {
     }
 }
 
+/// Percent-encodes a query component: RFC 3986 unreserved characters stay, every other byte
+/// of the UTF-8 text becomes `%XX`.
+pub fn encode(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for b in s.bytes() {
+        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'~') {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+/// A given value as a query parameter writes it (multi values comma-separated).
+pub fn given_text(g: &Given) -> String {
+    match g {
+        Given::Choice(s) => s.clone(),
+        Given::Choices(v) => v.join(","),
+        Given::Number(x) => num(*x),
+        Given::Flag(b) => b.to_string(),
+    }
+}
+
+/// The `GET` link that evaluates `slug` on these inputs: each given input as a parameter, in
+/// the system's order, then `units` when some are selected. It is what the evaluate route
+/// reads back (`Model::inputs_from_query`), so following it gives the same evaluation.
+pub fn evaluate_link(
+    slug: &str,
+    model: Model,
+    inputs: &Inputs,
+    units: Option<&[String]>,
+) -> String {
+    let mut query: Vec<String> = model
+        .inputs
+        .iter()
+        .filter_map(|i| {
+            inputs
+                .get(&i.id)
+                .map(|g| format!("{}={}", i.id, encode(&given_text(g))))
+        })
+        .collect();
+    if let Some(units) = units {
+        query.push(format!("units={}", encode(&units.join(","))));
+    }
+    let base = format!("/api/v1/systems/{slug}/evaluate");
+    if query.is_empty() {
+        base
+    } else {
+        format!("{base}?{}", query.join("&"))
+    }
+}
+
 /// Where a unit stands.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]

@@ -89,6 +89,39 @@ pub fn text_terms(text: &str) -> Vec<String> {
     terms
 }
 
+/// Where each word of a text occurs, so that finding a phrase looks only at the places its
+/// first word is, instead of walking the whole text once per phrase.
+pub struct WordIndex<'w> {
+    words: &'w [String],
+    at: std::collections::HashMap<&'w str, Vec<usize>>,
+}
+
+impl<'w> WordIndex<'w> {
+    /// Indexes folded words (from [`words`]).
+    pub fn new(words: &'w [String]) -> WordIndex<'w> {
+        let mut at: std::collections::HashMap<&str, Vec<usize>> = std::collections::HashMap::new();
+        for (i, w) in words.iter().enumerate() {
+            at.entry(w.as_str()).or_default().push(i);
+        }
+        WordIndex { words, at }
+    }
+
+    /// The words indexed.
+    pub fn words(&self) -> &'w [String] {
+        self.words
+    }
+
+    /// Where the phrase (folded words) starts, in order.
+    pub fn starts<'a>(&'a self, phrase: &'a [String]) -> impl Iterator<Item = usize> + 'a {
+        let first = phrase.first().and_then(|w| self.at.get(w.as_str()));
+        first.into_iter().flatten().copied().filter(move |&p| {
+            self.words
+                .get(p..p + phrase.len())
+                .is_some_and(|w| w == phrase)
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -122,6 +155,18 @@ mod tests {
         assert!(terms.contains(&"lungrads".to_string()));
         assert!(terms.contains(&"rads4b".to_string()));
         assert!(terms.contains(&"lungrads4b".to_string()));
+    }
+
+    #[test]
+    fn a_word_index_finds_phrases() {
+        let w = words("Part-solid nodule, solid component; part of it");
+        let index = WordIndex::new(&w);
+        let phrase = words("part solid");
+        assert_eq!(index.starts(&phrase).collect::<Vec<_>>(), vec![0]);
+        let solid = words("solid");
+        assert_eq!(index.starts(&solid).collect::<Vec<_>>(), vec![1, 3]);
+        let tail = words("it again");
+        assert_eq!(index.starts(&tail).count(), 0);
     }
 
     #[test]

@@ -164,3 +164,59 @@ fn each_refusal_names_its_field() {
         error_of(&r)
     );
 }
+
+/// The evaluate link a context answer gives each system, followed through the app as a client
+/// would: a 200 evaluation whose missing inputs are the ones the context listed, deciding the
+/// units the context said it decides. (The same over HTTP is in `tests/context.rs`.)
+#[test]
+fn a_context_answer_links_each_system_to_its_evaluation() {
+    const KEY: &str = "rr_ctxeval1_contextKeyForEvaluateLinkTests1";
+    let db = crate::host::sqlite::Sqlite::new().with_key(KEY, "dana", "context");
+    let app = App::new(Config {
+        corpus_rate_limit: u32::MAX,
+        ..Config::default()
+    });
+    for text in [
+        "TI-RADS TR4 nodule measuring 1.6 cm, solid, hypoechoic",
+        "Per Fleischner: 1.2 cm part-solid nodule with a 4 mm solid component in a 64-year-old",
+        "Cirrhotic liver, 15 mm observation with nonrim arterial phase hyperenhancement on MRI",
+        "Branch duct IPMN 25 mm with MPD 6 mm",
+    ] {
+        let request = Request::new(Method::Post, "/api/v1/context")
+            .with_header("x-api-key", KEY)
+            .with_header("content-type", "application/json")
+            .with_body(json!({ "text": text, "verified": false }).to_string());
+        let r = block_on(handle(&app, &db, request));
+        assert_eq!(r.status, 200, "{text}");
+        let context = json_of(&r);
+        for system in context["systems"].as_array().unwrap() {
+            let link = system["links"]["evaluate"].as_str().unwrap();
+            let r = get(link);
+            assert_eq!(r.status, 200, "{link}");
+            let evaluation = json_of(&r);
+            let listed: Vec<&Value> = system["missing_inputs"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|i| &i["id"])
+                .collect();
+            let missing: Vec<&Value> = evaluation["missing"].as_array().unwrap().iter().collect();
+            assert_eq!(listed, missing, "{text}: {link}");
+            assert_eq!(evaluation["links"]["self"], link);
+            let decided: Vec<&Value> = evaluation["units"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|u| u["status"] == "decided")
+                .map(|u| &u["id"])
+                .collect();
+            let said: Vec<&Value> = system["decided"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|d| &d["unit"])
+                .collect();
+            assert_eq!(said, decided, "{text}: {link}");
+        }
+    }
+}

@@ -5,7 +5,7 @@
 
 /// Every row of the endpoint table: 401, 403, 405 with `Allow`, HEAD, 404, `llms.txt` links.
 mod endpoints;
-/// Evaluating a system over HTTP: JSON, markdown, 304, each refusal.
+/// Evaluating a system over HTTP: JSON, markdown, 304, each refusal; the links context gives.
 mod evaluate;
 /// Limits: failed key checks per client, and groundings weighed by their cost.
 mod limits;

@@ -1,0 +1,254 @@
+//! Systems a finding names explicitly: "Bosniak IIF cyst follow-up", "per Fleischner", "TI-RADS
+//! TR4", "LIRADS". A named system ranks first, whatever the search index and the cue table
+//! make of the rest of the text, because the reader has already chosen it.
+//!
+//! The names are the corpus's own: each system's short name and abbreviations, and those of its
+//! synonyms that are written as names or codes (with a capital letter: "Bosniak IIF", "TR4",
+//! "Deauville 3"; a lowercase synonym such as "incidental thyroid nodule" describes a finding
+//! and names nothing). Matching is on whole words of the folded text, so "TIRADS" does not
+//! match inside "K-TIRADS". Three rules keep it robust:
+//!
+//! - **Longest name wins.** A match inside a longer match of another system ("TIRADS" within
+//!   "K-TIRADS", "LI-RADS" within "LI-RADS TRA") is dropped, unless the longer one is only a
+//!   synonym and the shorter a name ("Bosniak" within ACR's synonym "Bosniak IIF follow-up"
+//!   still names Bosniak).
+//! - **Names before synonyms.** When the text holds a short name or an abbreviation, synonyms
+//!   elsewhere in it name nothing.
+//! - **One version per shared name.** When versions share a name ("BI-RADS"), the current one
+//!   is named (else the draft before the retired one, then the newest).
+//!
+//! Short all-capital abbreviations ("HRS", "BTS", "MPD") must match in capitals too, so the
+//! "48 hrs" of a report names nothing.
+
+use crate::corpus::compiled::{SystemEntry, SYSTEMS};
+use crate::corpus::source::Status;
+use crate::corpus::text;
+
+/// A system the finding names, with the name it used (as the corpus writes it).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Named {
+    /// Index into [`SYSTEMS`].
+    pub index: usize,
+    pub name: &'static str,
+}
+
+/// How strongly a name identifies its system: short names and abbreviations before synonyms.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Tier {
+    Name,
+    Synonym,
+}
+
+/// One occurrence of a name in the finding's words.
+#[derive(Clone, Debug)]
+struct Hit {
+    index: usize,
+    tier: Tier,
+    start: usize,
+    end: usize,
+    name: &'static str,
+}
+
+impl Hit {
+    fn len(&self) -> usize {
+        self.end - self.start
+    }
+
+    /// Whether `other` is a longer match, at least as strong, of another system around this one.
+    fn inside(&self, other: &Hit) -> bool {
+        other.index != self.index
+            && other.tier <= self.tier
+            && other.start <= self.start
+            && other.end >= self.end
+            && other.len() > self.len()
+    }
+}
+
+/// The names of a system worth matching, with their tier.
+fn names(system: &'static SystemEntry) -> impl Iterator<Item = (&'static str, Tier)> {
+    std::iter::once(system.short_name)
+        .chain(system.abbreviations.iter().copied())
+        .map(|n| (n, Tier::Name))
+        .chain(
+            system
+                .synonyms
+                .iter()
+                .copied()
+                .filter(|s| s.chars().any(|c| c.is_uppercase()))
+                .map(|n| (n, Tier::Synonym)),
+        )
+}
+
+/// A short all-capital abbreviation ("HRS", "BTS", "TR4"), matched only in capitals.
+fn capitals_only(name: &str) -> bool {
+    name.len() <= 4
+        && name
+            .chars()
+            .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit())
+        && name.chars().any(|c| c.is_ascii_uppercase())
+}
+
+/// Whether `text` holds `name` exactly, as a whole word.
+fn has_word_exact(text: &str, name: &str) -> bool {
+    text.match_indices(name).any(|(at, _)| {
+        let before = text[..at].chars().next_back();
+        let after = text[at + name.len()..].chars().next();
+        !before.is_some_and(char::is_alphanumeric) && !after.is_some_and(char::is_alphanumeric)
+    })
+}
+
+/// How a version is preferred among systems sharing a name: current, then draft, then retired;
+/// then the newest.
+fn preference(system: &SystemEntry) -> (u8, std::cmp::Reverse<&'static str>) {
+    let status = match system.status {
+        Status::Current => 0,
+        Status::Draft => 1,
+        Status::Retired => 2,
+    };
+    (status, std::cmp::Reverse(system.effective))
+}
+
+/// A name ready to match: the system, the name as written, its tier and its folded words.
+struct Name {
+    index: usize,
+    name: &'static str,
+    tier: Tier,
+    words: Vec<String>,
+}
+
+/// Every name worth matching, folded once per isolate. A name of fewer than three letters
+/// and digits ("C0") is too short to name anything in free text.
+fn all_names() -> &'static [Name] {
+    static NAMES: std::sync::OnceLock<Vec<Name>> = std::sync::OnceLock::new();
+    NAMES.get_or_init(|| {
+        let mut out = Vec::new();
+        for (index, system) in SYSTEMS.iter().enumerate() {
+            for (name, tier) in names(system) {
+                let words = text::words(name);
+                let chars: usize = words.iter().map(String::len).sum();
+                if chars >= 3 {
+                    out.push(Name {
+                        index,
+                        name,
+                        tier,
+                        words,
+                    });
+                }
+            }
+        }
+        out
+    })
+}
+
+/// The systems `text` names explicitly, in the order of [`SYSTEMS`].
+pub fn named_systems(text: &str) -> Vec<Named> {
+    let words = text::words(text);
+    if words.is_empty() {
+        return Vec::new();
+    }
+    let index = text::WordIndex::new(&words);
+    let mut hits: Vec<Hit> = Vec::new();
+    for n in all_names() {
+        let mut starts = index.starts(&n.words).peekable();
+        if starts.peek().is_none() || (capitals_only(n.name) && !has_word_exact(text, n.name)) {
+            continue;
+        }
+        for start in starts {
+            hits.push(Hit {
+                index: n.index,
+                tier: n.tier,
+                start,
+                end: start + n.words.len(),
+                name: n.name,
+            });
+        }
+    }
+    let kept: Vec<&Hit> = hits
+        .iter()
+        .filter(|h| !hits.iter().any(|o| h.inside(o)))
+        .collect();
+    let Some(best) = kept.iter().map(|h| h.tier).min() else {
+        return Vec::new();
+    };
+    let kept: Vec<&Hit> = kept.into_iter().filter(|h| h.tier == best).collect();
+    // A system is named unless each of its matches is also a match of a preferred version.
+    let preferred_elsewhere = |h: &Hit| {
+        kept.iter().any(|o| {
+            o.index != h.index
+                && o.start == h.start
+                && o.end == h.end
+                && preference(&SYSTEMS[o.index]) < preference(&SYSTEMS[h.index])
+        })
+    };
+    let mut out: Vec<Named> = Vec::new();
+    for index in 0..SYSTEMS.len() {
+        let own: Vec<&&Hit> = kept.iter().filter(|h| h.index == index).collect();
+        if own.is_empty() || own.iter().all(|h| preferred_elsewhere(h)) {
+            continue;
+        }
+        // The longest of its names the text used, the first on a tie.
+        let name = own
+            .iter()
+            .max_by(|a, b| a.len().cmp(&b.len()).then(b.start.cmp(&a.start)))
+            .map(|h| h.name)
+            .unwrap_or_default();
+        out.push(Named { index, name });
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn slugs(text: &str) -> Vec<&'static str> {
+        named_systems(text)
+            .iter()
+            .map(|n| SYSTEMS[n.index].slug)
+            .collect()
+    }
+
+    #[test]
+    fn names_abbreviations_and_coded_synonyms_are_recognised() {
+        assert_eq!(slugs("Bosniak IIF cyst follow-up"), ["bosniak-v2019"]);
+        assert_eq!(
+            slugs("per Fleischner, what follow-up?"),
+            ["fleischner-2017"]
+        );
+        assert_eq!(slugs("TI-RADS TR4 nodule, 16 mm"), ["acr-ti-rads-2017"]);
+        assert_eq!(slugs("LIRADS observation"), ["acr-li-rads-ct-mri-v2018"]);
+        assert_eq!(slugs("lung rads 4A"), ["acr-lung-rads-v2022"]);
+        assert_eq!(slugs("TR4 nodule"), ["acr-ti-rads-2017"]);
+    }
+
+    #[test]
+    fn the_longest_name_wins() {
+        assert_eq!(slugs("K-TIRADS 4 nodule"), ["k-tirads-2021"]);
+        assert_eq!(slugs("EU-TIRADS category"), ["eu-tirads-2017"]);
+        assert_eq!(
+            slugs("LI-RADS TRA after ablation"),
+            ["acr-li-rads-ct-mri-tra-v2024"]
+        );
+        assert_eq!(
+            slugs("US LI-RADS surveillance"),
+            ["acr-li-rads-us-surveillance-v2024"]
+        );
+        // A synonym of another system around a name does not take it away.
+        assert_eq!(slugs("Bosniak IIF follow-up"), ["bosniak-v2019"]);
+    }
+
+    #[test]
+    fn descriptions_and_lowercase_codes_name_nothing() {
+        assert!(slugs("incidental thyroid nodule on ultrasound").is_empty());
+        assert!(slugs("follow-up in 48 hrs, no mpd dilatation").is_empty());
+        assert!(slugs("").is_empty());
+    }
+
+    #[test]
+    fn a_shared_name_names_the_preferred_version() {
+        // BI-RADS 2013 is retired, v2025 a draft: the draft is the newer edition.
+        assert_eq!(slugs("BI-RADS 4 mass"), ["acr-bi-rads-v2025"]);
+        // A name only one version has names that version.
+        assert_eq!(slugs("BI-RADS 5th edition"), ["acr-bi-rads-2013"]);
+    }
+}

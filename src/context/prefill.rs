@@ -1,0 +1,553 @@
+//! What a finding states for a system's evaluator inputs: sizes (in the input's unit), age, and
+//! enum values the text names unambiguously. Grounding prefills the evaluate link with them and
+//! runs the evaluator on them, so what the context says is missing is what the evaluator says.
+//!
+//! Reading is deliberately conservative: a value is filled only when the text leaves no doubt
+//! which input it belongs to. Otherwise the input stays empty and the evaluator asks for it.
+//!
+//! - **Sizes.** Each size ("8 mm", "1.5cm") is tied to the thing it measures, the nearest
+//!   measured noun after it ("8 mm solid *nodule*", "4 mm solid *component*") or else before it
+//!   ("*nodule* measuring 1.6 cm"). A length input measures the nouns of its label ("Solid
+//!   component size" measures a component, "Maximum nodule diameter" a nodule); its last noun
+//!   is the one it is about ("Part-solid nodule solid component size" is about the component).
+//!   Among inputs measuring the same noun, the qualifiers the text states decide ("part solid"
+//!   nodule, "ground glass" nodule), then the system's order. A system with a single length input takes the first size that measures
+//!   nothing more specific than a lesion. Each input takes one size and each size fills one
+//!   input; cm and mm are converted to the input's unit.
+//! - **Age.** "67-year-old" fills an input in years whose id names the age.
+//! - **Enum values.** A value is stated when its id or label occurs as whole words, not
+//!   negated ("no", "not", "without", "non" just before), not inside a longer stated value
+//!   ("solid" within "part solid"), and not claimed by two inputs ("baseline" for every nodule
+//!   type of Lung-RADS). A value whose words another stated value spells out in full yields to
+//!   it ("solid" to "part solid"); an input with two stated values is left empty. Multi inputs are never
+//!   filled: a list the finding half states would tell the evaluator the rest are absent.
+//!   Generic values ("other", "none", "present") are never read from text.
+
+use crate::corpus::compiled::Logic;
+use crate::corpus::evaluate::{Given, Inputs};
+use crate::corpus::source::{Input, InputType};
+use crate::corpus::text;
+
+/// A size stated in the finding.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SizeMention {
+    /// The size in millimetres.
+    pub mm: f64,
+    /// The word index of the number.
+    pub at: usize,
+    /// The word index just past the unit.
+    pub end: usize,
+}
+
+/// Sizes ("8 mm", "8mm", "1.5 cm") and the age ("67-year-old", "67 yo") in folded words.
+pub fn sizes_and_age(words: &[String]) -> (Vec<SizeMention>, Option<f64>) {
+    let mut sizes = Vec::new();
+    let mut age = None;
+    for (i, w) in words.iter().enumerate() {
+        let next = words.get(i + 1).map(String::as_str);
+        let (number, unit, end) = match w.find(|c: char| c.is_ascii_alphabetic()) {
+            // "8mm", "1.5cm"
+            Some(pos) if pos > 0 => (&w[..pos], Some(&w[pos..]), i + 1),
+            _ => (w.as_str(), next, i + 2),
+        };
+        let Ok(value) = number.parse::<f64>() else {
+            continue;
+        };
+        match unit {
+            Some("mm") => sizes.push(SizeMention {
+                mm: value,
+                at: i,
+                end,
+            }),
+            Some("cm") => sizes.push(SizeMention {
+                mm: value * 10.0,
+                at: i,
+                end,
+            }),
+            Some("year") | Some("years") | Some("yo") | Some("y") => age = Some(value),
+            _ => {}
+        }
+    }
+    (sizes, age)
+}
+
+/// Nouns a size may measure, as findings write them, with the noun they stand for.
+const MEASURED: &[(&str, &str)] = &[
+    ("nodule", "nodule"),
+    ("nodules", "nodule"),
+    ("component", "component"),
+    ("cyst", "cyst"),
+    ("cysts", "cyst"),
+    ("mass", "mass"),
+    ("masses", "mass"),
+    ("lesion", "lesion"),
+    ("lesions", "lesion"),
+    ("observation", "observation"),
+    ("observations", "observation"),
+    ("polyp", "polyp"),
+    ("polyps", "polyp"),
+    ("tumor", "mass"),
+    ("tumour", "mass"),
+    ("duct", "duct"),
+    ("mpd", "duct"),
+    // A pancreatic cyst by its likely nature: "branch-duct IPMN 25 mm" measures the cyst.
+    ("ipmn", "cyst"),
+    ("cbd", "duct"),
+    ("node", "node"),
+    ("nodes", "node"),
+    ("septum", "septum"),
+    ("septa", "septum"),
+    ("septation", "septum"),
+    ("wall", "wall"),
+    ("axis", "axis"),
+    ("aneurysm", "aneurysm"),
+    ("aorta", "aorta"),
+    ("aortic", "aorta"),
+    ("hematoma", "hematoma"),
+    ("haematoma", "hematoma"),
+    ("laceration", "laceration"),
+];
+
+/// Nouns for a lesion as a whole: a size measuring one of them (or nothing named) may fill the
+/// single length input of a system about such a lesion.
+const LESION_LIKE: &[&str] = &["nodule", "cyst", "mass", "lesion", "observation", "polyp"];
+
+/// Words of an input label that say how a length is taken, not what is measured.
+const MEASURE_WORDS: &[&str] = &[
+    "size", "diameter", "maximum", "largest", "mean", "average", "total", "longest", "thickest",
+    "of", "the", "a", "an", "or", "and", "at", "in", "any", "plane", "that", "is",
+];
+
+/// Words a size's measured noun is not looked for past: "25 mm with MPD 6 mm" does not
+/// measure the duct.
+const CLAUSE_BREAKS: &[&str] = &[
+    "with", "and", "or", "but", "in", "on", "at", "from", "to", "than", "after", "within",
+    "without", "along", "near",
+];
+
+/// Words that negate the value phrase right after them.
+const NEGATIONS: &[&str] = &["no", "not", "without", "non", "absent"];
+
+/// Value phrases too generic to read from free text.
+const GENERIC_VALUES: &[&str] = &[
+    "other",
+    "none",
+    "none of these",
+    "neither",
+    "present",
+    "absent",
+    "stable",
+    "growing",
+    "new",
+    "indeterminate",
+    "cannot be determined",
+    "unknown",
+    "normal",
+    "positive",
+    "negative",
+    "complete",
+];
+
+fn measured(word: &str) -> Option<&'static str> {
+    MEASURED.iter().find(|(w, _)| *w == word).map(|(_, n)| *n)
+}
+
+/// A length input (mm or cm) as sizes are matched to it.
+struct LengthInput<'a> {
+    input: &'a Input,
+    /// The nouns of its label outside parentheses, in order; the last is what it is about.
+    nouns: Vec<&'static str>,
+    /// The nouns inside parentheses ("Longest diameter (non-nodal lesion)").
+    aside: Vec<&'static str>,
+    /// The other words of its label that qualify what is measured; a hyphenated compound
+    /// ("part-solid", "sub-solid") is one qualifier of several words.
+    qualifiers: Vec<Vec<String>>,
+}
+
+impl<'a> LengthInput<'a> {
+    fn of(input: &'a Input) -> LengthInput<'a> {
+        let mut outside = String::new();
+        let mut inside = String::new();
+        let mut depth = 0usize;
+        for c in input.label.chars() {
+            match c {
+                '(' => depth += 1,
+                ')' => depth = depth.saturating_sub(1),
+                _ if depth > 0 => inside.push(c),
+                _ => outside.push(c),
+            }
+            if c == '(' || c == ')' {
+                outside.push(' ');
+                inside.push(' ');
+            }
+        }
+        let outside = text::words(&outside);
+        let inside = text::words(&inside);
+        let nouns: Vec<&'static str> = outside.iter().filter_map(|w| measured(w)).collect();
+        let aside: Vec<&'static str> = inside.iter().filter_map(|w| measured(w)).collect();
+        let head = nouns.last().copied();
+        let qualifiers = input
+            .label
+            .split(|c: char| c.is_whitespace() || c == '(' || c == ')' || c == ',')
+            .map(text::words)
+            .filter(|q| !q.is_empty())
+            .filter(|q| !(q.len() == 1 && MEASURE_WORDS.contains(&q[0].as_str())))
+            .filter(|q| !(q.len() == 1 && measured(&q[0]).is_some_and(|n| Some(n) == head)))
+            .collect();
+        LengthInput {
+            input,
+            nouns,
+            aside,
+            qualifiers,
+        }
+    }
+
+    /// How well this input fits a size measuring `noun`: 0 (about it), 1 (names it), 2 (names
+    /// it in parentheses), `None` when it does not measure it.
+    fn fit(&self, noun: &str) -> Option<u8> {
+        if self.nouns.last() == Some(&noun) {
+            Some(0)
+        } else if self.nouns.contains(&noun) {
+            Some(1)
+        } else if self.aside.contains(&noun) {
+            Some(2)
+        } else {
+            None
+        }
+    }
+
+    /// How far the words near a size agree with this input's qualifiers: the words of the
+    /// qualifiers they state in full (so "part solid" outweighs "solid", and "solid" alone is
+    /// not "sub-solid").
+    fn agreement(&self, near: &[String]) -> usize {
+        self.qualifiers
+            .iter()
+            .filter(|q| near.windows(q.len()).any(|w| w == &q[..]))
+            .map(Vec::len)
+            .sum()
+    }
+
+    fn value(&self, mm: f64) -> Option<f64> {
+        let v = match self.input.unit.as_deref() {
+            Some("cm") => mm / 10.0,
+            _ => mm,
+        };
+        // Rounded to a tenth of the unit's smallest step, so 1.2 cm reads 12 mm, not 12.000001.
+        let v = (v * 1e6).round() / 1e6;
+        let low = self.input.min.is_some_and(|m| v < m);
+        let high = self.input.max.is_some_and(|m| v > m);
+        (!low && !high).then_some(v)
+    }
+}
+
+/// What a size measures: the nearest measured noun in the four words after it (stopping at
+/// another number or a clause break), else in the three before it (stopping at a number),
+/// with the words that qualify it.
+fn measures(words: &[String], size: &SizeMention) -> (Option<&'static str>, Vec<String>) {
+    let is_number = |w: &String| w.starts_with(|c: char| c.is_ascii_digit());
+    let after = &words[size.end.min(words.len())..(size.end + 4).min(words.len())];
+    let mut near = Vec::new();
+    for w in after {
+        if is_number(w) || CLAUSE_BREAKS.contains(&w.as_str()) {
+            break;
+        }
+        if let Some(n) = measured(w) {
+            return (Some(n), near);
+        }
+        near.push(w.clone());
+    }
+    let before = &words[size.at.saturating_sub(3)..size.at];
+    for (k, w) in before.iter().enumerate().rev() {
+        if is_number(w) {
+            break;
+        }
+        if let Some(n) = measured(w) {
+            let start = (size.at.saturating_sub(3) + k).saturating_sub(3);
+            let qualifiers = words[start..size.at.saturating_sub(3) + k].to_vec();
+            return (Some(n), qualifiers);
+        }
+    }
+    (None, Vec::new())
+}
+
+/// Fills the length inputs of a system from the sizes of a finding.
+fn fill_sizes(lengths: &[LengthInput], words: &[String], sizes: &[SizeMention], out: &mut Inputs) {
+    let mut filled = vec![false; lengths.len()];
+    let mut read: Vec<(Option<&'static str>, Vec<String>)> = Vec::new();
+    for size in sizes {
+        let (noun, near) = measures(words, size);
+        if let Some(noun) = noun {
+            let best = lengths
+                .iter()
+                .enumerate()
+                .filter_map(|(k, l)| l.fit(noun).map(|f| (k, f, l.agreement(&near))))
+                .min_by(|a, b| a.1.cmp(&b.1).then(b.2.cmp(&a.2)).then(a.0.cmp(&b.0)));
+            if let Some((k, _, _)) = best {
+                if !filled[k] {
+                    if let Some(v) = lengths[k].value(size.mm) {
+                        out.insert(lengths[k].input.id.clone(), Given::Number(v));
+                        filled[k] = true;
+                    }
+                }
+            }
+        }
+        read.push((noun, near));
+    }
+    // A system with one length input about a lesion: the first size of a lesion, or of
+    // nothing named, when no size named what it measures.
+    if let [only] = lengths {
+        let about_lesion = only.nouns.last().is_none_or(|n| LESION_LIKE.contains(n));
+        if !filled[0] && about_lesion {
+            let first = sizes
+                .iter()
+                .zip(&read)
+                .find(|(_, (noun, _))| noun.is_none_or(|n| LESION_LIKE.contains(&n)));
+            if let Some(v) = first.and_then(|(s, _)| only.value(s.mm)) {
+                out.insert(only.input.id.clone(), Given::Number(v));
+            }
+        }
+    }
+}
+
+/// A phrase of an enum value found in the finding.
+struct Stated<'a> {
+    input: &'a str,
+    value: &'a str,
+    start: usize,
+    end: usize,
+}
+
+/// The phrases a value may be written as: its id with spaces and its label, when specific.
+fn phrases(value: &str, label: &str) -> Vec<Vec<String>> {
+    let mut out: Vec<Vec<String>> = Vec::new();
+    for p in [text::words(&value.replace('_', " ")), text::words(label)] {
+        let joined = p.join(" ");
+        let chars: usize = p.iter().map(String::len).sum();
+        let has_digit = joined.chars().any(|c| c.is_ascii_digit());
+        let has_letter = joined.chars().any(|c| c.is_ascii_alphabetic());
+        let specific = has_letter && (chars >= 4 || has_digit);
+        if specific && !GENERIC_VALUES.contains(&joined.as_str()) && !out.contains(&p) {
+            out.push(p);
+        }
+    }
+    out
+}
+
+/// Fills the enum inputs whose value the finding states unambiguously.
+fn fill_enums(logic: &Logic, index: &text::WordIndex, out: &mut Inputs) {
+    let words = index.words();
+    let mut stated: Vec<Stated> = Vec::new();
+    for input in logic.inputs.iter().filter(|i| i.kind == InputType::Enum) {
+        for v in &input.values {
+            for phrase in phrases(&v.value, &v.label) {
+                for start in index.starts(&phrase) {
+                    let negated = start > 0 && NEGATIONS.contains(&words[start - 1].as_str());
+                    if !negated {
+                        stated.push(Stated {
+                            input: &input.id,
+                            value: &v.value,
+                            start,
+                            end: start + phrase.len(),
+                        });
+                    }
+                }
+            }
+        }
+    }
+    let kept: Vec<&Stated> = stated
+        .iter()
+        .filter(|s| {
+            !stated.iter().any(|o| {
+                let longer =
+                    o.start <= s.start && o.end >= s.end && o.end - o.start > s.end - s.start;
+                let shared = o.start == s.start && o.end == s.end && o.input != s.input;
+                longer || shared
+            })
+        })
+        .collect();
+    let phrase_of = |s: &Stated| &words[s.start..s.end];
+    for input in logic.inputs.iter().filter(|i| i.kind == InputType::Enum) {
+        let own: Vec<&&Stated> = kept.iter().filter(|s| s.input == input.id).collect();
+        // A value stated only in words another stated value spells out in full ("solid" of a
+        // "part solid" nodule, then of its "solid component") yields to that value.
+        let mut values: Vec<&str> = own
+            .iter()
+            .filter(|s| {
+                !own.iter().any(|o| {
+                    o.value != s.value
+                        && o.end - o.start > s.end - s.start
+                        && phrase_of(o)
+                            .windows(s.end - s.start)
+                            .any(|w| w == phrase_of(s))
+                })
+            })
+            .map(|s| s.value)
+            .collect();
+        values.sort_unstable();
+        values.dedup();
+        if let [value] = values[..] {
+            out.insert(input.id.clone(), Given::Choice(value.to_string()));
+        }
+    }
+}
+
+/// The inputs of `logic` that the finding states.
+pub fn prefill(logic: &Logic, finding_text: &str) -> Inputs {
+    let words = text::words(finding_text);
+    prefill_words(logic, &text::WordIndex::new(&words))
+}
+
+/// [`prefill`] for a finding already read into indexed words (grounding reads it once for all
+/// the systems it selects).
+pub fn prefill_words(logic: &Logic, index: &text::WordIndex) -> Inputs {
+    let words = index.words();
+    let (sizes, age) = sizes_and_age(words);
+    let mut out = Inputs::new();
+    let lengths: Vec<LengthInput> = logic
+        .inputs
+        .iter()
+        .filter(|i| i.kind == InputType::Number && i.derived_from.is_none())
+        .filter(|i| matches!(i.unit.as_deref(), Some("mm") | Some("cm")))
+        .map(LengthInput::of)
+        .collect();
+    fill_sizes(&lengths, words, &sizes, &mut out);
+    if let Some(age) = age {
+        let years = logic.inputs.iter().find(|i| {
+            i.kind == InputType::Number
+                && i.unit.as_deref() == Some("years")
+                && i.id.split('_').any(|w| w == "age")
+        });
+        if let Some(i) = years {
+            let ok = i.min.is_none_or(|m| age >= m) && i.max.is_none_or(|m| age <= m);
+            if ok {
+                out.insert(i.id.clone(), Given::Number(age));
+            }
+        }
+    }
+    fill_enums(logic, index, &mut out);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::corpus::compiled::{logic, SYSTEMS};
+
+    fn read(slug: &str, text: &str) -> Inputs {
+        let index = SYSTEMS.iter().position(|s| s.slug == slug).unwrap();
+        prefill(logic(index).unwrap(), text)
+    }
+
+    fn number(inputs: &Inputs, id: &str) -> Option<f64> {
+        match inputs.get(id) {
+            Some(Given::Number(x)) => Some(*x),
+            _ => None,
+        }
+    }
+
+    fn choice<'a>(inputs: &'a Inputs, id: &str) -> Option<&'a str> {
+        match inputs.get(id) {
+            Some(Given::Choice(v)) => Some(v),
+            _ => None,
+        }
+    }
+
+    #[test]
+    fn sizes_go_to_what_they_measure() {
+        let f = read(
+            "fleischner-2017",
+            "12 mm part-solid nodule with a 4 mm solid component in a 61-year-old",
+        );
+        assert_eq!(number(&f, "size_mm"), Some(12.0));
+        assert_eq!(number(&f, "solid_component_mm"), Some(4.0));
+        assert_eq!(number(&f, "age_years"), Some(61.0));
+        assert_eq!(choice(&f, "nodule_type"), Some("part_solid"));
+        let f = read(
+            "fleischner-2017",
+            "Incidental 8 mm solid nodule, 1.2cm node",
+        );
+        assert_eq!(number(&f, "size_mm"), Some(8.0));
+        assert_eq!(
+            f.get("solid_component_mm"),
+            None,
+            "the node is not a component"
+        );
+        assert_eq!(choice(&f, "nodule_type"), Some("solid"));
+        let l = read(
+            "acr-lung-rads-v2022",
+            "Screening CT shows a 16 mm part solid nodule with 9 mm solid component",
+        );
+        assert_eq!(number(&l, "ps_total_mm"), Some(16.0));
+        assert_eq!(number(&l, "ps_solid_mm"), Some(9.0));
+        assert_eq!(l.get("solid_mean_mm"), None);
+        let l = read("acr-lung-rads-v2022", "9 mm ground glass nodule");
+        assert_eq!(number(&l, "ggn_mean_mm"), Some(9.0));
+        let l = read("acr-lung-rads-v2022", "7 mm solid nodule");
+        assert_eq!(number(&l, "solid_mean_mm"), Some(7.0));
+        // A solid nodule is not a sub-solid one.
+        let b = read("bts-pulmonary-nodules-2015", "8 mm solid nodule");
+        assert_eq!(number(&b, "max_diameter_mm"), Some(8.0));
+        assert_eq!(b.get("ssn_size_mm"), None);
+        let b = read("bts-pulmonary-nodules-2015", "12 mm sub-solid nodule");
+        assert_eq!(number(&b, "ssn_size_mm"), Some(12.0));
+        // A size stops at a clause: the cyst's size is not the duct's.
+        let k = read("kyoto-ipmn-2024", "Branch duct IPMN 25 mm with MPD 6 mm");
+        assert_eq!(number(&k, "cyst_size_mm"), Some(25.0));
+        assert_eq!(number(&k, "mpd_mm"), Some(6.0));
+    }
+
+    #[test]
+    fn sizes_are_given_in_the_unit_of_the_input() {
+        let t = read("acr-ti-rads-2017", "TI-RADS TR4 nodule measuring 1.6 cm");
+        assert_eq!(number(&t, "max_diameter_mm"), Some(16.0));
+        assert_eq!(choice(&t, "tr_level"), Some("TR4"));
+        let r = read("acr-if-renal-2018", "Incidental 25 mm solid renal mass");
+        assert_eq!(number(&r, "size_cm"), Some(2.5));
+        let p = read("acr-if-pancreatic-cyst-2017", "Branch duct IPMN 25 mm");
+        assert_eq!(number(&p, "cyst_size_cm"), Some(2.5), "{p:?}");
+        let r = read("acr-if-renal-2018", "incidental 1.2 cm renal lesion");
+        assert_eq!(number(&r, "size_cm"), Some(1.2));
+    }
+
+    #[test]
+    fn a_single_size_input_takes_a_size_that_names_no_noun() {
+        let t = read(
+            "acr-ti-rads-2017",
+            "thyroid nodule on ultrasound, solid, hypoechoic, taller-than-wide, 14 mm",
+        );
+        assert_eq!(number(&t, "max_diameter_mm"), Some(14.0));
+        assert_eq!(choice(&t, "composition"), Some("solid"));
+        assert_eq!(choice(&t, "echogenicity"), Some("hypoechoic"));
+        assert_eq!(choice(&t, "shape"), Some("taller_than_wide"));
+        // Bosniak's only length is a wall or septum: a mass's size is not one.
+        let b = read(
+            "bosniak-v2019",
+            "2 cm cystic renal mass with a 3 mm enhancing septum",
+        );
+        assert_eq!(number(&b, "max_enhancing_thickness_mm"), Some(3.0));
+        let b = read("bosniak-v2019", "2 cm cystic renal mass");
+        assert_eq!(b.get("max_enhancing_thickness_mm"), None);
+    }
+
+    #[test]
+    fn enum_values_need_the_text_to_be_unambiguous() {
+        let t = read("acr-ti-rads-2017", "very hypoechoic solid nodule");
+        assert_eq!(choice(&t, "echogenicity"), Some("very_hypoechoic"));
+        // Two echogenicities stated: none is chosen.
+        let t = read("acr-ti-rads-2017", "hypoechoic and anechoic parts");
+        assert_eq!(t.get("echogenicity"), None);
+        // A negated value is not stated.
+        let f = read("fleischner-2017", "nodule, not solid");
+        assert_eq!(f.get("nodule_type"), None);
+        // "baseline" fits every Lung-RADS nodule type's timepoint: none is filled.
+        let l = read(
+            "acr-lung-rads-v2022",
+            "Baseline screening: 7 mm solid nodule",
+        );
+        assert_eq!(number(&l, "solid_mean_mm"), Some(7.0));
+        assert_eq!(l.get("solid_status"), None);
+        // Multi inputs are left to the client.
+        let f = read("fleischner-2017", "screening CT, known cancer");
+        assert_eq!(f.get("exclusions"), None);
+    }
+}
