@@ -25,6 +25,15 @@ async function copyText(text, fallbackSource) {
   }
 }
 
+/** The system's calculator, prefilled with what the finding stated, and the same as JSON. */
+function calculatorLinks(s) {
+  const query = s.links.evaluate.split('?')[1] || '';
+  return h('p', { class: 'calc-links' },
+    h('a', { href: `#/systems/${encodeURIComponent(s.slug)}${query ? `?${query}` : ''}` },
+      'Open the calculator with what the finding states'),
+    ' · ', h('a', { href: s.links.evaluate }, 'the evaluation as JSON'));
+}
+
 function rankedSystem(s, index) {
   const matched = (s.outcomes || []).filter((o) => o.matched);
   const refs = s.references || {};
@@ -33,8 +42,11 @@ function rankedSystem(s, index) {
     h('p', { class: 'badges' }, systemBadges(s), h('span', { class: 'muted' }, ` score ${s.why.score}`)),
     h('p', {}, h('strong', {}, 'Why: '), s.why.reasons.length ? s.why.reasons.join('; ') : 'requested explicitly',
       s.why.matched_terms.length ? h('span', { class: 'muted' }, ` · matched terms: ${s.why.matched_terms.join(', ')}`) : null),
+    (s.decided || []).length ? h('p', {}, h('strong', {}, 'Decided from the finding alone: '),
+      s.decided.map((d) => `${d.title}: ${d.answer}`).join('; '), h('span', { class: 'muted' }, ' (draft)')) : null,
     s.missing_inputs.length ? h('p', {}, h('strong', {}, 'To decide, the finding should also state: '),
       s.missing_inputs.map((i) => i.label).join(', ')) : null,
+    s.links && s.links.evaluate ? calculatorLinks(s) : null,
     s.withheld_draft_lines ? h('p', { class: 'warn' }, `${s.withheld_draft_lines} draft lines withheld. `, s.withheld_note || '') : null,
     matched.length ? h('details', {}, h('summary', {}, `Categories the finding points to (${matched.length})`),
       matched.map((o) => h('div', {}, h('h4', {}, h('span', { class: 'code' }, o.code), ` ${o.label}`),

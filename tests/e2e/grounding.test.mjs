@@ -58,6 +58,12 @@ test('a pasted finding returns ranked systems and a markdown block that can be c
   assert.match(md, /\(draft\)/);
   assert.match(md, /not a medical device/);
   await shot(page, 'grounding');
+  // Each system links its calculator, prefilled with the sizes the finding states.
+  const fleischner = page.locator('.ranked-list > li', { hasText: 'Fleischner' }).first();
+  const calc = fleischner.getByRole('link', { name: 'Open the calculator with what the finding states' });
+  assert.match(await calc.getAttribute('href'), /^#\/systems\/fleischner-2017\?.*size_mm=8/);
+  assert.match(await fleischner.getByRole('link', { name: 'the evaluation as JSON' }).getAttribute('href'),
+    /^\/api\/v1\/systems\/fleischner-2017\/evaluate\?.*size_mm=8/);
 
   await page.getByRole('button', { name: 'Copy markdown' }).click();
   await page.getByText('Copied to the clipboard.').waitFor();
