@@ -159,6 +159,22 @@ pub fn check_url(input: &str, allow_loopback_http: bool) -> Result<String, Inval
 /// dotted name, not a local one.
 fn check_name(name: &str) -> Result<(), Invalid> {
     let name = name.trim_end_matches('.');
+    // The URL standard lets through characters no DNS name holds (`*`, `!`, `$`, `_`...); a
+    // name that cannot resolve is refused now rather than failing every delivery later.
+    let label_ok = |label: &str| {
+        (1..=63).contains(&label.len())
+            && label
+                .bytes()
+                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+            && !label.starts_with('-')
+            && !label.ends_with('-')
+    };
+    if !name.split('.').all(label_ok) {
+        return Err(invalid(
+            "url",
+            "the URL's host is not a valid DNS name (letters, digits and hyphens, dot-separated)",
+        ));
+    }
     if !name.contains('.') {
         return Err(invalid(
             "url",
@@ -341,6 +357,28 @@ mod tests {
             ("foobar", "Zm9vYmFy"),
         ] {
             assert_eq!(base64(input.as_bytes()), expected);
+        }
+    }
+
+    #[test]
+    fn host_names_that_no_dns_name_can_be_are_refused() {
+        for url in [
+            "https://we.com*",
+            "https://exa_mple.com/hook",
+            "https://example!.org/",
+            "https://-example.org/",
+            "https://example-.org/",
+            "https://a..example.org/",
+        ] {
+            assert!(check_url(url, false).is_err(), "{url} was accepted");
+        }
+        for url in [
+            "https://hooks.example.org/radref",
+            "https://xn--bcher-kva.example/",
+            "https://b\u{fc}cher.example/",
+            "https://a-b.example.org./x",
+        ] {
+            assert!(check_url(url, false).is_ok(), "{url} was refused");
         }
     }
 
