@@ -6,8 +6,8 @@
 # Prints markdown tables. Not part of `make test`: nothing here asserts a time.
 #
 # BENCH_DURATION (default 10s) is the length of each wrk run; BENCH_SKIP_WRANGLER=1 leaves out
-# the wrangler dev rows; BENCH_SKIP_HOST=1 the host microbenchmarks; BENCH_NO_BUILD=1 reuses
-# build/ as it is.
+# the wrangler dev rows, BENCH_SKIP_HOST=1 the host microbenchmarks, BENCH_SKIP_MEMORY=1 cold
+# start and memory; BENCH_NO_BUILD=1 reuses build/ as it is.
 set -euo pipefail
 source "$(dirname "$0")/env.sh"
 cd "$ROOT"
@@ -202,6 +202,7 @@ PY
 stop_workerd
 phase_done
 
+if [ -z "${BENCH_SKIP_MEMORY:-}" ]; then
 phase "bench: cold start and memory, each service alone in its own workerd process"
 # A fresh process per service: time from spawning workerd to the first answer, the latency of
 # that first request, then $MEMORY_REQUESTS mixed requests (search mix, every detail, health)
@@ -241,6 +242,7 @@ mem_row radref "$P" 0 "http://127.0.0.1:$P" "$OUT/mixed-radref.txt"
 P=$(free_port)
 mem_row minisearch 0 "$P" "http://127.0.0.1:$P" "$OUT/mixed-minisearch.txt"
 phase_done
+fi
 
 if [ -z "${BENCH_SKIP_WRANGLER:-}" ]; then
     phase "bench: secondary, behind wrangler dev's proxy (wrk -t2 -c16 -d$DURATION)"

@@ -1,7 +1,7 @@
 //! The Cloudflare Workers platform layer (wasm32 only).
 //!
-//! It converts `worker::Request` into the core's [`Request`], runs [`app::handle`], and
-//! converts the core's [`Response`] back. It implements [`Services`] on the Worker's bindings.
+//! It converts the runtime's request into the core's `Request`, runs [`app::handle`], and
+//! converts the core's `Response` back, each in one call across the boundary (`boundary`). It implements [`Services`] on the Worker's bindings.
 //! Nothing here decides anything about the product; each platform quirk is named where it is
 //! handled.
 
@@ -9,13 +9,16 @@ use crate::app;
 use crate::config::Config;
 use crate::db::{DbError, Row, SqlValue, Statement};
 use crate::error::ApiError;
-use crate::http::{Method, Request, Response};
+use crate::http::Method;
 use crate::services::{App, Outgoing, PostResult, QueueMessage, Services};
 use crate::webhooks::delivery::Disposition;
+
+mod boundary;
 use std::cell::OnceCell;
 use std::rc::Rc;
 use worker::js_sys;
 use worker::wasm_bindgen::{JsCast, JsValue};
+use worker::worker_sys::web_sys;
 use worker::{
     event, Context, Env, Headers, MessageBatch, MessageBuilder, MessageExt,
     QueueRetryOptionsBuilder, SendMessage,
@@ -218,25 +221,28 @@ fn config(env: &Env) -> Config {
 
 #[event(fetch)]
 async fn fetch(
-    mut req: worker::Request,
+    raw: web_sys::Request,
     env: Env,
     _ctx: Context,
-) -> worker::Result<worker::Response> {
+) -> worker::Result<web_sys::Response> {
     console_error_panic_hook::set_once();
     let app = APP.with(|app| app.get_or_init(|| Rc::new(App::new(config(&env)))).clone());
     let services = WorkerServices { env };
-    let request = match read_request(&mut req).await {
-        Ok(request) => request,
-        Err(err) => {
-            services.log(&format!("could not read request: {err}"));
-            return to_worker(Response::json(
-                400,
-                &serde_json::json!({"error": "request could not be read"}),
-            ));
-        }
+    let mut request = boundary::read_head(&raw);
+    let cap = match request.method {
+        Method::Get | Method::Head | Method::Options => 0,
+        _ => crate::routes::body_limit(request.method, &request.path),
     };
+    if cap > 0 {
+        // Only a request whose endpoint reads a body pays for worker's request wrapper.
+        let mut req = worker::Request::from(raw);
+        (request.body, request.body_too_large) = read_body(&mut req, &request.headers, cap).await;
+    }
     let response = app::handle(&app, &services, request).await;
-    to_worker(response)
+    boundary::write_response(&response).map_err(|e| {
+        services.log(&e);
+        worker::Error::RustError(e)
+    })
 }
 
 /// Queue consumer of webhook deliveries and of their dead-letter queue.
@@ -318,30 +324,6 @@ async fn scheduled(event: worker::ScheduledEvent, env: Env, _ctx: worker::Schedu
     }
 }
 
-async fn read_request(req: &mut worker::Request) -> worker::Result<Request> {
-    let method = Method::parse(&req.inner().method());
-    let url = req.url()?;
-    let headers: Vec<(String, String)> = req
-        .headers()
-        .entries()
-        .map(|(name, value)| (name.to_ascii_lowercase(), value))
-        .collect();
-    let cap = match method {
-        Method::Get | Method::Head | Method::Options => 0,
-        _ => crate::routes::body_limit(method, url.path()),
-    };
-    let (body, body_too_large) = read_body(req, &headers, cap).await;
-    Ok(Request {
-        method,
-        path: url.path().to_string(),
-        query: url.query().unwrap_or("").to_string(),
-        headers,
-        body,
-        body_too_large,
-        origin: url.origin().ascii_serialization(),
-    })
-}
-
 /// Reads at most `cap` bytes of body: none when the endpoint reads none (or there is no
 /// endpoint), none when `Content-Length` already says more, and no further than the cap when
 /// the length is not declared (a chunked body). Returns the body and whether it passed the cap.
@@ -377,17 +359,4 @@ async fn read_body(
         body.extend_from_slice(&chunk);
     }
     (body, false)
-}
-
-fn to_worker(response: Response) -> worker::Result<worker::Response> {
-    let headers = Headers::new();
-    for (name, value) in &response.headers {
-        headers.set(name, value)?;
-    }
-    let out = if response.body.is_empty() {
-        worker::Response::empty()?
-    } else {
-        worker::Response::from_bytes(response.body.into_owned())?
-    };
-    Ok(out.with_status(response.status).with_headers(headers))
 }

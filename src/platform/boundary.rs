@@ -1,0 +1,96 @@
+//! The request and the response across the wasm/JS boundary, in one call each way.
+//!
+//! worker's own types cross it piecemeal: `worker::Request` reads the method, URL, headers and
+//! `cf` object in four calls when it is made, iterating the headers costs several calls per
+//! header, and a `worker::Response` costs a `Headers` object plus one call and two string
+//! copies per header, then a copy of the body into Rust's heap and another into a
+//! `Uint8Array`. At the rate a corpus route answers, those calls were most of a request's
+//! time (see README, Performance). Here a few lines of JavaScript do the same work on the JS
+//! side: the request's head comes across as one string, and a response goes back as one call
+//! with its headers in one string and its body as one view of wasm memory, copied once.
+
+use crate::http::{split_url, Method, Request, Response};
+use wasm_bindgen::prelude::wasm_bindgen;
+use worker::worker_sys::web_sys;
+
+#[wasm_bindgen(inline_js = r#"
+export function requestHead(request) {
+  let head = request.method + "\n" + request.url;
+  for (const [name, value] of request.headers) head += "\n" + name + ":" + value;
+  return head;
+}
+
+export function respond(status, head, body) {
+  const headers = [];
+  if (head.length > 0) {
+    for (const line of head.split("\n")) {
+      const colon = line.indexOf(":");
+      headers.push([line.slice(0, colon), line.slice(colon + 1)]);
+    }
+  }
+  // `body` is a view of wasm memory, valid only during this call: slice() copies it out.
+  return new Response(body.length > 0 ? body.slice() : null, { status, headers });
+}
+"#)]
+extern "C" {
+    /// `METHOD\nURL\nname:value\n...`, header names in lower case as the runtime gives them
+    /// (repeated headers already joined with `, `).
+    #[wasm_bindgen(js_name = requestHead)]
+    fn request_head(request: &web_sys::Request) -> String;
+
+    /// A `Response` with the status, the headers `name:value` one per line, and the body.
+    #[wasm_bindgen(catch)]
+    fn respond(
+        status: u16,
+        head: &str,
+        body: &[u8],
+    ) -> Result<web_sys::Response, wasm_bindgen::JsValue>;
+}
+
+/// The core's request from the runtime's, without its body (`body` empty, not too large).
+pub fn read_head(request: &web_sys::Request) -> Request {
+    let head = request_head(request);
+    let mut lines = head.split('\n');
+    let method = Method::parse(lines.next().unwrap_or_default());
+    let url = lines.next().unwrap_or_default();
+    let headers = lines
+        .map(|line| {
+            let (name, value) = line.split_once(':').unwrap_or((line, ""));
+            (name.to_string(), value.to_string())
+        })
+        .collect();
+    let (origin, path, query) = split_url(url);
+    Request {
+        method,
+        path: path.to_string(),
+        query: query.to_string(),
+        headers,
+        body: Vec::new(),
+        body_too_large: false,
+        origin,
+    }
+}
+
+/// The runtime's response from the core's. A header name or value with a line break cannot be
+/// sent (the runtime refuses it too) and is an error.
+pub fn write_response(response: &Response) -> Result<web_sys::Response, String> {
+    let mut head = String::with_capacity(
+        response
+            .headers
+            .iter()
+            .map(|(n, v)| n.len() + v.len() + 2)
+            .sum(),
+    );
+    for (name, value) in &response.headers {
+        if name.contains(['\n', '\r', ':']) || value.contains(['\n', '\r']) {
+            return Err(format!("header {name:?} cannot be sent"));
+        }
+        if !head.is_empty() {
+            head.push('\n');
+        }
+        head.push_str(name);
+        head.push(':');
+        head.push_str(value);
+    }
+    respond(response.status, &head, &response.body).map_err(|e| format!("Response refused: {e:?}"))
+}
