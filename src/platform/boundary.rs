@@ -11,6 +11,7 @@
 
 use crate::http::{split_url, Method, Request, Response};
 use wasm_bindgen::prelude::wasm_bindgen;
+use wasm_bindgen::UnwrapThrowExt;
 use worker::worker_sys::web_sys;
 
 #[wasm_bindgen(inline_js = r#"
@@ -93,4 +94,14 @@ pub fn write_response(response: &Response) -> Result<web_sys::Response, String> 
         head.push_str(value);
     }
     respond(response.status, &head, &response.body).map_err(|e| format!("Response refused: {e:?}"))
+}
+
+/// A bare 500, for a response the runtime refused.
+pub fn internal_error() -> web_sys::Response {
+    respond(
+        500,
+        "content-type:application/json; charset=utf-8",
+        br#"{"error":"internal error"}"#,
+    )
+    .unwrap_or_else(|_| web_sys::Response::new().unwrap_throw())
 }
