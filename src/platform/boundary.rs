@@ -7,7 +7,9 @@
 //! `Uint8Array`. At the rate a corpus route answers, those calls were most of a request's
 //! time (see README, Performance). Here a few lines of JavaScript do the same work on the JS
 //! side: the request's head comes across as one string, and a response goes back as one call
-//! with its headers in one string and its body as one view of wasm memory, copied once.
+//! with its headers in two strings (those many answers share, parsed once into a `Headers`
+//! object the runtime copies, and those of this answer alone) and its body as one view of
+//! wasm memory, copied once.
 
 use crate::http::{split_url, Method, Request, Response};
 use wasm_bindgen::prelude::wasm_bindgen;
@@ -21,16 +23,41 @@ export function requestHead(request) {
   return head;
 }
 
-export function respond(status, head, body) {
-  const headers = [];
-  if (head.length > 0) {
-    for (const line of head.split("\n")) {
+// Header sets the runtime has already parsed, by their text. Most answers of a route share
+// their headers (content type, caching, CORS), and a Response copies a Headers object it is
+// given without converting and validating each name and value again, which cost more than
+// the rest of a small answer. The cache is bounded: past 64 sets it starts again.
+const headerSets = new Map();
+
+function headerSet(head) {
+  let headers = headerSets.get(head);
+  if (headers === undefined) {
+    headers = new Headers();
+    if (head.length > 0) {
+      for (const line of head.split("\n")) {
+        const colon = line.indexOf(":");
+        headers.append(line.slice(0, colon), line.slice(colon + 1));
+      }
+    }
+    if (headerSets.size >= 64) headerSets.clear();
+    headerSets.set(head, headers);
+  }
+  return headers;
+}
+
+export function respond(status, shared, own, body) {
+  // `body` is a view of wasm memory, valid only during this call: slice() copies it out.
+  const response = new Response(body.length > 0 ? body.slice() : null, {
+    status,
+    headers: headerSet(shared),
+  });
+  if (own.length > 0) {
+    for (const line of own.split("\n")) {
       const colon = line.indexOf(":");
-      headers.push([line.slice(0, colon), line.slice(colon + 1)]);
+      response.headers.append(line.slice(0, colon), line.slice(colon + 1));
     }
   }
-  // `body` is a view of wasm memory, valid only during this call: slice() copies it out.
-  return new Response(body.length > 0 ? body.slice() : null, { status, headers });
+  return response;
 }
 "#)]
 extern "C" {
@@ -39,11 +66,13 @@ extern "C" {
     #[wasm_bindgen(js_name = requestHead)]
     fn request_head(request: &web_sys::Request) -> String;
 
-    /// A `Response` with the status, the headers `name:value` one per line, and the body.
+    /// A `Response` with the status, the headers `name:value` one per line (`shared`: those
+    /// many answers repeat, `own`: those that change from answer to answer), and the body.
     #[wasm_bindgen(catch)]
     fn respond(
         status: u16,
-        head: &str,
+        shared: &str,
+        own: &str,
         body: &[u8],
     ) -> Result<web_sys::Response, wasm_bindgen::JsValue>;
 }
@@ -72,20 +101,23 @@ pub fn read_head(request: &web_sys::Request) -> Request {
     }
 }
 
+/// Headers whose value changes from answer to answer (the client's remaining budget, the
+/// seconds to its reset): they are set on each response rather than kept with the shared set.
+const OWN_HEADERS: &[&str] = &["x-ratelimit-remaining", "x-ratelimit-reset", "retry-after"];
+
 /// The runtime's response from the core's. A header name or value with a line break cannot be
 /// sent (the runtime refuses it too) and is an error.
 pub fn write_response(response: &Response) -> Result<web_sys::Response, String> {
-    let mut head = String::with_capacity(
-        response
-            .headers
-            .iter()
-            .map(|(n, v)| n.len() + v.len() + 2)
-            .sum(),
-    );
+    let (mut shared, mut own) = (String::new(), String::new());
     for (name, value) in &response.headers {
         if name.contains(['\n', '\r', ':']) || value.contains(['\n', '\r']) {
             return Err(format!("header {name:?} cannot be sent"));
         }
+        let head = if OWN_HEADERS.contains(&name.as_str()) {
+            &mut own
+        } else {
+            &mut shared
+        };
         if !head.is_empty() {
             head.push('\n');
         }
@@ -93,7 +125,8 @@ pub fn write_response(response: &Response) -> Result<web_sys::Response, String> 
         head.push(':');
         head.push_str(value);
     }
-    respond(response.status, &head, &response.body).map_err(|e| format!("Response refused: {e:?}"))
+    respond(response.status, &shared, &own, &response.body)
+        .map_err(|e| format!("Response refused: {e:?}"))
 }
 
 /// A bare 500, for a response the runtime refused.
@@ -101,6 +134,7 @@ pub fn internal_error() -> web_sys::Response {
     respond(
         500,
         "content-type:application/json; charset=utf-8",
+        "",
         br#"{"error":"internal error"}"#,
     )
     .unwrap_or_else(|_| web_sys::Response::new().unwrap_throw())
