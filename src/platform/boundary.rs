@@ -8,10 +8,11 @@
 //! time (see README, Performance). Here a few lines of JavaScript do the same work on the JS
 //! side: the request's head comes across as one string, and a response goes back as one call
 //! with its headers in two strings (those many answers share, parsed once into a `Headers`
-//! object the runtime copies, and those of this answer alone) and its body as one string
-//! (bytes that are not UTF-8 as one view of wasm memory, copied once).
+//! object the runtime copies, and those of this answer alone) and its body as one string, or,
+//! for a prebuilt body, as one Uint8Array copied out of wasm memory once per isolate.
 
 use crate::http::{split_url, Method, Request, Response};
+use std::borrow::Cow;
 use wasm_bindgen::prelude::wasm_bindgen;
 use wasm_bindgen::UnwrapThrowExt;
 use worker::worker_sys::web_sys;
@@ -63,6 +64,22 @@ export function respondText(status, shared, own, body) {
   return withHeaders(status, shared, own, body.length > 0 ? body : null);
 }
 
+// The prebuilt bodies (a system's detail, organs, coverage, the OpenAPI document) are static
+// bytes of the wasm module, the same for every answer: each is copied out once into a
+// Uint8Array kept here, by its address and length, and every Response copies from that. A
+// string would cost a UTF-8 decode and re-encode of up to 40 KB per answer; a fresh
+// ArrayBuffer per answer, external memory for the collector. Bounded by the corpus.
+const staticBodies = new Map();
+
+export function respondStatic(status, shared, own, key, body) {
+  let bytes = staticBodies.get(key);
+  if (bytes === undefined) {
+    bytes = body.slice();
+    staticBodies.set(key, bytes);
+  }
+  return withHeaders(status, shared, own, bytes);
+}
+
 export function respondBytes(status, shared, own, body) {
   // `body` is a view of wasm memory, valid only during this call: slice() copies it out.
   return withHeaders(status, shared, own, body.length > 0 ? body.slice() : null);
@@ -83,6 +100,17 @@ extern "C" {
         shared: &str,
         own: &str,
         body: &str,
+    ) -> Result<web_sys::Response, wasm_bindgen::JsValue>;
+
+    /// The same with a static body, kept on the JS side under `key` (its address and
+    /// length) after its first answer.
+    #[wasm_bindgen(catch, js_name = respondStatic)]
+    fn respond_static(
+        status: u16,
+        shared: &str,
+        own: &str,
+        key: f64,
+        body: &[u8],
     ) -> Result<web_sys::Response, wasm_bindgen::JsValue>;
 
     /// The same with a body of bytes that are not UTF-8, copied out as a `Uint8Array`.
@@ -143,9 +171,16 @@ pub fn write_response(response: &Response) -> Result<web_sys::Response, String> 
         head.push(':');
         head.push_str(value);
     }
-    match std::str::from_utf8(&response.body) {
-        Ok(text) => respond_text(response.status, &shared, &own, text),
-        Err(_) => respond_bytes(response.status, &shared, &own, &response.body),
+    match &response.body {
+        // Static bytes never change or move: their address and length name them.
+        Cow::Borrowed(body) if !body.is_empty() => {
+            let key = (body.as_ptr() as usize as f64) * 4_294_967_296.0 + body.len() as f64;
+            respond_static(response.status, &shared, &own, key, body)
+        }
+        body => match std::str::from_utf8(body) {
+            Ok(text) => respond_text(response.status, &shared, &own, text),
+            Err(_) => respond_bytes(response.status, &shared, &own, body),
+        },
     }
     .map_err(|e| format!("Response refused: {e:?}"))
 }
