@@ -25,7 +25,8 @@ clean:
 corpus-check:
 	@cargo run --quiet --features tools --bin corpus-check -- $(or $(DIR),corpus)
 
-## Benchmarks: host microbenchmarks, then HTTP throughput against wrangler dev (wrk).
+## Benchmarks: host microbenchmarks, then radref against a JS + MiniSearch worker in one workerd
+## process (wrk), memory and cold start, and the figures behind wrangler dev.
 bench:
 	@scripts/bench.sh
 

@@ -96,6 +96,33 @@ fn main() {
     measure("GET /api/v1/search?q= (query mix)", |i| {
         get(&search_targets[i % search_targets.len()])
     });
+    // The HTTP benchmark's generated mix (written by `bench-export`), when it is there.
+    if let Ok(text) = std::fs::read_to_string("build/bench/queries.txt") {
+        let mix: Vec<String> = text
+            .lines()
+            .filter(|l| !l.is_empty())
+            .map(radref::http::percent_decode)
+            .collect();
+        measure("search::search, generated mix (build/bench)", |i| {
+            black_box(radref::search::search(&mix[i % mix.len()], 10));
+        });
+        if std::env::var_os("BENCH_SLOWEST").is_some() {
+            let mut each: Vec<(Duration, &str)> = mix
+                .iter()
+                .map(|q| {
+                    let start = Instant::now();
+                    for _ in 0..20 {
+                        black_box(radref::search::search(q, 10));
+                    }
+                    (start.elapsed() / 20, q.as_str())
+                })
+                .collect();
+            each.sort();
+            for (t, q) in each.iter().rev().take(12) {
+                println!("  {:>8.1} us  {q}", t.as_nanos() as f64 / 1000.0);
+            }
+        }
+    }
     measure("GET /api/v1/systems/{slug} (all slugs)", |i| {
         get(&detail_targets[i % detail_targets.len()])
     });

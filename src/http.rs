@@ -246,6 +246,25 @@ impl Response {
     }
 }
 
+/// Origin, path and query of an absolute URL as the runtime serialises `Request.url` (WHATWG,
+/// http or https): the first `/` after `://` starts the path, which is already percent-encoded,
+/// so the first `?` starts the query and the first `#` the fragment, which is dropped. The
+/// origin is scheme, host and port: user information before an `@` is not part of it.
+pub fn split_url(url: &str) -> (String, &str, &str) {
+    let authority = url.find("://").map_or(0, |i| i + 3);
+    let path_at = url[authority..]
+        .find('/')
+        .map_or(url.len(), |i| authority + i);
+    let (origin, rest) = url.split_at(path_at);
+    let origin = match origin[authority..].rfind('@') {
+        Some(at) => format!("{}{}", &origin[..authority], &origin[authority + at + 1..]),
+        None => origin.to_string(),
+    };
+    let rest = rest.split_once('#').map_or(rest, |(before, _)| before);
+    let (path, query) = rest.split_once('?').unwrap_or((rest, ""));
+    (origin, if path.is_empty() { "/" } else { path }, query)
+}
+
 /// Decodes an `application/x-www-form-urlencoded` query string.
 pub fn parse_query(query: &str) -> Vec<(String, String)> {
     query
@@ -293,6 +312,32 @@ fn hex_val(b: u8) -> Option<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn urls_split_as_the_runtime_serialises_them() {
+        assert_eq!(
+            split_url("https://radref.example/api/v1/search?q=a+b&limit=3"),
+            (
+                "https://radref.example".into(),
+                "/api/v1/search",
+                "q=a+b&limit=3"
+            )
+        );
+        assert_eq!(
+            split_url("http://127.0.0.1:8787/"),
+            ("http://127.0.0.1:8787".into(), "/", "")
+        );
+        assert_eq!(
+            split_url("http://h/p?x=1#frag"),
+            ("http://h".into(), "/p", "x=1")
+        );
+        assert_eq!(split_url("http://h/p#f?x"), ("http://h".into(), "/p", ""));
+        assert_eq!(split_url("http://h"), ("http://h".into(), "/", ""));
+        assert_eq!(
+            split_url("http://u:p@h:81/a"),
+            ("http://h:81".into(), "/a", "")
+        );
+    }
 
     #[test]
     fn an_unknown_method_keeps_its_name() {

@@ -422,7 +422,9 @@ fn service_operation(op: ServiceOp) -> Value {
             "type": "object", "required": ["status", "version", "corpus"],
             "properties": { "status": { "const": "ok" }, "service": { "type": "string" }, "version": { "type": "string" },
                 "api_version": { "type": "string" }, "environment": { "type": "string" },
-                "corpus": { "type": "object", "required": ["hash"], "properties": { "hash": { "type": "string", "pattern": "^[0-9a-f]{64}$" }, "systems": { "type": "integer" }, "clinical_lines": { "type": "integer" } } } }
+                "corpus": { "type": "object", "required": ["hash"], "properties": { "hash": { "type": "string", "pattern": "^[0-9a-f]{64}$" }, "systems": { "type": "integer" }, "clinical_lines": { "type": "integer" } } },
+                "memory": { "type": "object", "description": "Only in the benchmark environment (`make bench`): the isolate's wasm memory.",
+                    "properties": { "wasm_bytes": { "type": ["integer", "null"] } } } }
         } } } } } })
         }
         ServiceOp::GetOpenApi => json!({ "responses": {

@@ -247,26 +247,44 @@ impl<'a> QueryWords<'a> {
     }
 }
 
-/// The distinct words of the query a document has accounted for so far.
+/// Why a document matched a term, before it is spelled out: the term, the candidate it met
+/// (which holds the match kind and distance) and the field. Only the hits returned are given
+/// their [`Reason`]s; a term can reach hundreds of documents, and two strings per document and
+/// term were most of a search's allocations.
+#[derive(Clone, Copy)]
+struct RawReason {
+    doc: u32,
+    term: u32,
+    candidate: u32,
+    field: &'static str,
+}
+
+/// The distinct words of the query each document has accounted for so far: one bit per word
+/// and document in one block allocated per query, and a count per document.
 struct Accounted {
+    /// Cells of 64 bits per document.
+    cells: usize,
     seen: Vec<u64>,
-    count: usize,
+    count: Vec<usize>,
 }
 
 impl Accounted {
-    fn new(words: usize) -> Accounted {
+    fn new(docs: usize, words: usize) -> Accounted {
+        let cells = words.div_ceil(64);
         Accounted {
-            seen: vec![0; words.div_ceil(64)],
-            count: 0,
+            cells,
+            seen: vec![0; docs * cells],
+            count: vec![0; docs],
         }
     }
 
-    fn add(&mut self, slots: &[usize]) {
+    fn add(&mut self, doc: usize, slots: &[usize]) {
+        let seen = &mut self.seen[doc * self.cells..(doc + 1) * self.cells];
         for &slot in slots {
             let (cell, bit) = (slot / 64, 1u64 << (slot % 64));
-            if self.seen[cell] & bit == 0 {
-                self.seen[cell] |= bit;
-                self.count += 1;
+            if seen[cell] & bit == 0 {
+                seen[cell] |= bit;
+                self.count[doc] += 1;
             }
         }
     }
@@ -283,22 +301,27 @@ pub fn search(query: &str, limit: usize) -> Vec<Hit> {
     let query_words = QueryWords::new(&words);
     let distinct = query_words.slots.len();
     let map = index();
-    // Per document: score, reasons and the words accounted for. Documents are few and numbered,
-    // so they index vectors; hashing them cost more than the rest of a term's work.
-    let mut scored: Vec<Option<(f64, Vec<Reason>, Accounted)>> =
-        (0..DOCS.len()).map(|_| None).collect();
+    // Per document: its score so far (`None` until a term reaches it) and the words it
+    // accounts for. Documents are few and numbered, so they index vectors; hashing them cost
+    // more than the rest of a term's work.
+    let mut scores: Vec<Option<f64>> = vec![None; DOCS.len()];
+    let mut accounted = Accounted::new(DOCS.len(), distinct);
+    // Every (document, term) match, in term order, and every candidate of every term.
+    let mut reasons: Vec<RawReason> = Vec::new();
+    let mut candidates_seen: Vec<Candidate> = Vec::new();
     // The best match of the current term per document (score, candidate, field) and the
-    // documents it reached, kept from term to term. The reason is built for the best only.
+    // documents it reached, kept from term to term.
     let mut best: Vec<Option<(f64, usize, &'static str)>> = vec![None; DOCS.len()];
     let mut reached: Vec<usize> = Vec::new();
     let typos = typo_candidates(&map, &words);
-    for term in &terms {
+    for (t, term) in terms.iter().enumerate() {
         let expand = Expand {
             prefix: last_word.is_some_and(|w| term.ends_with(w)),
             fuzzy: typos.contains(term.as_str()),
         };
-        let found = candidates(&map, term, expand);
-        for (i, c) in found.iter().enumerate() {
+        let first = candidates_seen.len();
+        candidates_seen.extend(candidates(&map, term, expand));
+        for (i, c) in candidates_seen.iter().enumerate().skip(first) {
             let quality = c.kind.quality(c.distance);
             for p in read_postings(POSTINGS, c.id) {
                 let whole = if p.whole { 1.25 } else { 1.0 };
@@ -322,29 +345,57 @@ pub fn search(query: &str, limit: usize) -> Vec<Hit> {
             let Some((score, i, field)) = best[doc].take() else {
                 continue;
             };
-            let c = &found[i];
-            let entry =
-                scored[doc].get_or_insert_with(|| (0.0, Vec::new(), Accounted::new(distinct)));
-            entry.0 += score;
-            entry.1.push(Reason {
-                term: term.clone(),
+            *scores[doc].get_or_insert(0.0) += score;
+            reasons.push(RawReason {
+                doc: doc as u32,
+                term: t as u32,
+                candidate: i as u32,
+                field,
+            });
+            accounted.add(doc, &accounted_for);
+        }
+    }
+    // Final scores (rounded, as shown) of every document reached, best first.
+    let mut ranked: Vec<(f64, usize)> = scores
+        .iter()
+        .enumerate()
+        .filter_map(|(doc, score)| {
+            let score = (*score)?;
+            let all = accounted.count[doc] == distinct;
+            let score = if all { score * 1.5 } else { score };
+            Some(((score * 1000.0).round() / 1000.0, doc))
+        })
+        .collect();
+    ranked.sort_by(|a, b| {
+        b.0.partial_cmp(&a.0)
+            .unwrap_or(std::cmp::Ordering::Equal)
+            .then_with(|| a.1.cmp(&b.1))
+    });
+    ranked.truncate(limit);
+    // Only the hits returned are spelled out, each with its reasons in term order.
+    let mut why: Vec<Vec<Reason>> = vec![Vec::new(); ranked.len()];
+    let mut slot_of: Vec<Option<usize>> = vec![None; DOCS.len()];
+    for (slot, &(_, doc)) in ranked.iter().enumerate() {
+        slot_of[doc] = Some(slot);
+    }
+    for r in &reasons {
+        if let Some(slot) = slot_of[r.doc as usize] {
+            let c = &candidates_seen[r.candidate as usize];
+            why[slot].push(Reason {
+                term: terms[r.term as usize].clone(),
                 matched: c.term.clone(),
                 kind: c.kind,
                 distance: (c.kind == MatchKind::Fuzzy).then_some(c.distance),
-                field,
+                field: r.field,
             });
-            entry.2.add(&accounted_for);
         }
     }
-    let mut hits: Vec<Hit> = scored
+    ranked
         .into_iter()
-        .enumerate()
-        .filter_map(|(doc, entry)| entry.map(|e| (doc, e)))
-        .map(|(doc, (score, why, accounted))| {
+        .zip(why)
+        .map(|((score, doc), why)| {
             let d = &DOCS[doc];
             let s = &SYSTEMS[d.system as usize];
-            let all = accounted.count == distinct;
-            let score = if all { score * 1.5 } else { score };
             Hit {
                 kind: match d.kind {
                     DocKind::System => "system",
@@ -354,20 +405,12 @@ pub fn search(query: &str, limit: usize) -> Vec<Hit> {
                 system: s.short_name,
                 code: (d.kind == DocKind::Outcome).then_some(d.code),
                 label: d.label,
-                score: (score * 1000.0).round() / 1000.0,
+                score,
                 why,
                 doc,
             }
         })
-        .collect();
-    hits.sort_by(|a, b| {
-        b.score
-            .partial_cmp(&a.score)
-            .unwrap_or(std::cmp::Ordering::Equal)
-            .then_with(|| a.doc.cmp(&b.doc))
-    });
-    hits.truncate(limit);
-    hits
+        .collect()
 }
 
 /// The slugs closest to an unknown one, for a 404's suggestions.

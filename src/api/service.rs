@@ -17,24 +17,38 @@ pub fn dispatch<S: Services>(op: ServiceOp, call: &Call<'_, S>) -> Result<Respon
     }
 }
 
-/// `GET /api/v1/health`: liveness, the build's version and the corpus it carries.
+/// The environment in which the health route also reports the isolate's memory, for the HTTP
+/// benchmark (`make bench`); never set in production.
+pub const BENCH_ENVIRONMENT: &str = "bench";
+
+/// The size of the wasm linear memory in bytes (`None` on the host). It only grows, so the
+/// benchmark reads it after its load to show that the isolate's memory stays flat.
+fn wasm_memory_bytes() -> Option<usize> {
+    #[cfg(target_arch = "wasm32")]
+    return Some(core::arch::wasm32::memory_size(0) * 65536);
+    #[cfg(not(target_arch = "wasm32"))]
+    None
+}
+
+/// `GET /api/v1/health`: liveness, the build's version and the corpus it carries; in the
+/// benchmark environment also the isolate's memory.
 fn health(app: &App) -> Response {
-    Response::json(
-        200,
-        &json!({
-            "status": "ok",
-            "service": "radref",
-            "version": env!("CARGO_PKG_VERSION"),
-            "api_version": API_VERSION,
-            "environment": app.config.environment,
-            "corpus": {
-                "hash": crate::build_info::CORPUS_HASH,
-                "systems": crate::corpus::compiled::TOTALS.systems,
-                "clinical_lines": crate::corpus::compiled::TOTALS.lines,
-            },
-        }),
-    )
-    .with_header("cache-control", "no-store")
+    let mut body = json!({
+        "status": "ok",
+        "service": "radref",
+        "version": env!("CARGO_PKG_VERSION"),
+        "api_version": API_VERSION,
+        "environment": app.config.environment,
+        "corpus": {
+            "hash": crate::build_info::CORPUS_HASH,
+            "systems": crate::corpus::compiled::TOTALS.systems,
+            "clinical_lines": crate::corpus::compiled::TOTALS.lines,
+        },
+    });
+    if app.config.environment == BENCH_ENVIRONMENT {
+        body["memory"] = json!({ "wasm_bytes": wasm_memory_bytes() });
+    }
+    Response::json(200, &body).with_header("cache-control", "no-store")
 }
 
 /// `GET /api/v1/openapi`: the document, serialised once per isolate.

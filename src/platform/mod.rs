@@ -1,7 +1,7 @@
 //! The Cloudflare Workers platform layer (wasm32 only).
 //!
-//! It converts `worker::Request` into the core's [`Request`], runs [`app::handle`], and
-//! converts the core's [`Response`] back. It implements [`Services`] on the Worker's bindings.
+//! It converts the runtime's request into the core's `Request`, runs [`app::handle`], and
+//! converts the core's `Response` back, each in one call across the boundary (`boundary`). It implements [`Services`] on the Worker's bindings.
 //! Nothing here decides anything about the product; each platform quirk is named where it is
 //! handled.
 
@@ -9,13 +9,16 @@ use crate::app;
 use crate::config::Config;
 use crate::db::{DbError, Row, SqlValue, Statement};
 use crate::error::ApiError;
-use crate::http::{Method, Request, Response};
+use crate::http::Method;
 use crate::services::{App, Outgoing, PostResult, QueueMessage, Services};
 use crate::webhooks::delivery::Disposition;
+
+mod boundary;
 use std::cell::OnceCell;
 use std::rc::Rc;
 use worker::js_sys;
-use worker::wasm_bindgen::{JsCast, JsValue};
+use worker::wasm_bindgen::{self, prelude::wasm_bindgen, JsCast, JsValue};
+use worker::worker_sys::web_sys;
 use worker::{
     event, Context, Env, Headers, MessageBatch, MessageBuilder, MessageExt,
     QueueRetryOptionsBuilder, SendMessage,
@@ -28,8 +31,9 @@ struct WorkerServices {
 
 impl Services for WorkerServices {
     fn now_ms(&self) -> u64 {
-        // `SystemTime::now()` panics on wasm32; the JS clock is the platform's.
-        worker::Date::now().as_millis()
+        // `SystemTime::now()` panics on wasm32; the JS clock is the platform's. `Date.now()`
+        // makes no `Date` object, unlike `worker::Date::now()`.
+        js_sys::Date::now() as u64
     }
 
     fn log(&self, line: &str) {
@@ -216,27 +220,55 @@ fn config(env: &Env) -> Config {
     Config::from_vars(|name| env.var(name).ok().map(|v| v.to_string()))
 }
 
-#[event(fetch)]
-async fn fetch(
-    mut req: worker::Request,
-    env: Env,
-    _ctx: Context,
-) -> worker::Result<worker::Response> {
+/// The fetch handler (exported under the name worker-build's entrypoint calls).
+///
+/// `#[event(fetch)]` would hand every request to the futures executor and answer with a
+/// `Promise`: a JS promise, two closures and a microtask per request, although the corpus routes
+/// never wait for anything. Here the handler's future is polled once at once; when it is
+/// already done (every route that touches neither D1, the queue nor the network) the
+/// `Response` is returned as it is, and only a future still waiting goes to the executor, which
+/// polls it again with its own waker (the futures of `wasm-bindgen-futures` and `worker` take
+/// the waker of their latest poll, so the first, inert waker is never needed).
+#[wasm_bindgen(js_name = fetch)]
+pub fn fetch(raw: web_sys::Request, env: Env, _ctx: worker::worker_sys::Context) -> JsValue {
+    use std::future::Future;
+    use std::task::{Context as TaskContext, Poll, Waker};
     console_error_panic_hook::set_once();
+    let mut future = Box::pin(serve(raw, env));
+    match future
+        .as_mut()
+        .poll(&mut TaskContext::from_waker(Waker::noop()))
+    {
+        Poll::Ready(response) => response.into(),
+        Poll::Pending => worker::wasm_bindgen_futures::future_to_promise(async move {
+            Ok(JsValue::from(future.await))
+        })
+        .into(),
+    }
+}
+
+/// One request through the core; a response the runtime refuses becomes a plain 500.
+async fn serve(raw: web_sys::Request, env: Env) -> web_sys::Response {
     let app = APP.with(|app| app.get_or_init(|| Rc::new(App::new(config(&env)))).clone());
     let services = WorkerServices { env };
-    let request = match read_request(&mut req).await {
-        Ok(request) => request,
-        Err(err) => {
-            services.log(&format!("could not read request: {err}"));
-            return to_worker(Response::json(
-                400,
-                &serde_json::json!({"error": "request could not be read"}),
-            ));
-        }
+    let mut request = boundary::read_head(&raw);
+    let cap = match request.method {
+        Method::Get | Method::Head | Method::Options => 0,
+        _ => crate::routes::body_limit(request.method, &request.path),
     };
+    if cap > 0 {
+        // Only a request whose endpoint reads a body pays for worker's request wrapper.
+        let mut req = worker::Request::from(raw);
+        (request.body, request.body_too_large) = read_body(&mut req, &request.headers, cap).await;
+    }
     let response = app::handle(&app, &services, request).await;
-    to_worker(response)
+    match boundary::write_response(&response) {
+        Ok(response) => response,
+        Err(err) => {
+            services.log(&err);
+            boundary::internal_error()
+        }
+    }
 }
 
 /// Queue consumer of webhook deliveries and of their dead-letter queue.
@@ -318,30 +350,6 @@ async fn scheduled(event: worker::ScheduledEvent, env: Env, _ctx: worker::Schedu
     }
 }
 
-async fn read_request(req: &mut worker::Request) -> worker::Result<Request> {
-    let method = Method::parse(&req.inner().method());
-    let url = req.url()?;
-    let headers: Vec<(String, String)> = req
-        .headers()
-        .entries()
-        .map(|(name, value)| (name.to_ascii_lowercase(), value))
-        .collect();
-    let cap = match method {
-        Method::Get | Method::Head | Method::Options => 0,
-        _ => crate::routes::body_limit(method, url.path()),
-    };
-    let (body, body_too_large) = read_body(req, &headers, cap).await;
-    Ok(Request {
-        method,
-        path: url.path().to_string(),
-        query: url.query().unwrap_or("").to_string(),
-        headers,
-        body,
-        body_too_large,
-        origin: url.origin().ascii_serialization(),
-    })
-}
-
 /// Reads at most `cap` bytes of body: none when the endpoint reads none (or there is no
 /// endpoint), none when `Content-Length` already says more, and no further than the cap when
 /// the length is not declared (a chunked body). Returns the body and whether it passed the cap.
@@ -377,17 +385,4 @@ async fn read_body(
         body.extend_from_slice(&chunk);
     }
     (body, false)
-}
-
-fn to_worker(response: Response) -> worker::Result<worker::Response> {
-    let headers = Headers::new();
-    for (name, value) in &response.headers {
-        headers.set(name, value)?;
-    }
-    let out = if response.body.is_empty() {
-        worker::Response::empty()?
-    } else {
-        worker::Response::from_bytes(response.body.into_owned())?
-    };
-    Ok(out.with_status(response.status).with_headers(headers))
 }
