@@ -684,6 +684,26 @@ enum Tri<'v> {
 }
 
 impl<'v> Env<'v> {
+    /// Kleene's `all` (`decisive` false) and `any` (`decisive` true): a part with the decisive
+    /// value decides at once; otherwise the result is unknown, with every missing input, if any
+    /// part is unknown, and the other value if none is.
+    fn combine(&self, parts: &'v [Condition], decisive: bool) -> Tri<'v> {
+        let mut missing = BTreeSet::new();
+        for part in parts {
+            match self.test(part) {
+                Tri::Unknown(m) => missing.extend(m),
+                Tri::True if decisive => return Tri::True,
+                Tri::False if !decisive => return Tri::False,
+                Tri::True | Tri::False => {}
+            }
+        }
+        match (missing.is_empty(), decisive) {
+            (false, _) => Tri::Unknown(missing),
+            (true, true) => Tri::False,
+            (true, false) => Tri::True,
+        }
+    }
+
     fn test(&self, cond: &'v Condition) -> Tri<'v> {
         match cond {
             Condition::Always(a) => {
@@ -698,36 +718,8 @@ impl<'v> Env<'v> {
                 Tri::False => Tri::True,
                 unknown => unknown,
             },
-            Condition::All(a) => {
-                let mut missing = BTreeSet::new();
-                for c in &a.all {
-                    match self.test(c) {
-                        Tri::False => return Tri::False,
-                        Tri::Unknown(m) => missing.extend(m),
-                        Tri::True => {}
-                    }
-                }
-                if missing.is_empty() {
-                    Tri::True
-                } else {
-                    Tri::Unknown(missing)
-                }
-            }
-            Condition::Any(a) => {
-                let mut missing = BTreeSet::new();
-                for c in &a.any {
-                    match self.test(c) {
-                        Tri::True => return Tri::True,
-                        Tri::Unknown(m) => missing.extend(m),
-                        Tri::False => {}
-                    }
-                }
-                if missing.is_empty() {
-                    Tri::False
-                } else {
-                    Tri::Unknown(missing)
-                }
-            }
+            Condition::All(a) => self.combine(&a.all, false),
+            Condition::Any(a) => self.combine(&a.any, true),
             Condition::Compare(c) => match self.known.get(c.var.as_str()) {
                 Some(v) => {
                     if compare(*v, c.op, &c.value) {
