@@ -1134,17 +1134,7 @@ fn changes<'a>(
         let Some(Val::Number(v)) = env.known.get(input.id.as_str()).copied() else {
             continue;
         };
-        let mut ts = Vec::new();
-        for rule in &unit.rules {
-            thresholds(&rule.when, &input.id, &mut ts);
-        }
-        let mut probes: Vec<f64> = ts
-            .iter()
-            .flat_map(|&t| [t - nudge(t), t, t + nudge(t)])
-            .filter(|p| input.min.is_none_or(|m| *p >= m) && input.max.is_none_or(|m| *p <= m))
-            .collect();
-        probes.sort_by(|a, b| a.total_cmp(b));
-        probes.dedup();
+        let (ts, probes) = boundary_probes(unit, input);
         let up = probes.iter().copied().filter(|p| *p > v);
         let down = probes.iter().rev().copied().filter(|p| *p < v);
         for (dir_up, seq) in [
@@ -1256,17 +1246,7 @@ fn domain(model: Model, unit: &DecisionUnit, input: &Input) -> Option<Vec<Given>
         }
         InputType::Boolean => vec![Given::Flag(false), Given::Flag(true)],
         InputType::Number => {
-            let mut ts = Vec::new();
-            for rule in &unit.rules {
-                thresholds(&rule.when, &input.id, &mut ts);
-            }
-            let mut probes: Vec<f64> = ts
-                .iter()
-                .flat_map(|&t| [t - nudge(t), t, t + nudge(t)])
-                .filter(|p| input.min.is_none_or(|m| *p >= m) && input.max.is_none_or(|m| *p <= m))
-                .collect();
-            probes.sort_by(|a, b| a.total_cmp(b));
-            probes.dedup();
+            let (_, mut probes) = boundary_probes(unit, input);
             if probes.is_empty() {
                 probes.push(input.min.unwrap_or(0.0));
             }
@@ -1422,4 +1402,21 @@ pub fn reachable_rules(model: Model, unit: &DecisionUnit, limit: usize) -> Optio
             })
             .collect(),
     )
+}
+
+/// The thresholds a unit's rules name for a number input, and the values worth trying: each
+/// threshold and just below and above it, within the input's min/max, sorted, no repeats.
+fn boundary_probes(unit: &DecisionUnit, input: &Input) -> (Vec<f64>, Vec<f64>) {
+    let mut ts = Vec::new();
+    for rule in &unit.rules {
+        thresholds(&rule.when, &input.id, &mut ts);
+    }
+    let mut probes: Vec<f64> = ts
+        .iter()
+        .flat_map(|&t| [t - nudge(t), t, t + nudge(t)])
+        .filter(|p| input.min.is_none_or(|m| *p >= m) && input.max.is_none_or(|m| *p <= m))
+        .collect();
+    probes.sort_by(|a, b| a.total_cmp(b));
+    probes.dedup();
+    (ts, probes)
 }
