@@ -7,12 +7,12 @@
 //! `Uint8Array`. At the rate a corpus route answers, those calls were most of a request's
 //! time (see README, Performance). Here a few lines of JavaScript do the same work on the JS
 //! side: the request's head comes across as one string, and a response goes back as one call
-//! with its headers in two strings (those many answers share, parsed once into a `Headers`
-//! object the runtime copies, and those of this answer alone) and its body as one string, or,
-//! for a prebuilt body, as one Uint8Array copied out of wasm memory once per isolate.
+//! with its status, the number of its header set (the headers many answers share, parsed once
+//! into a `Headers` object), the headers of this answer alone, and its body as a view of wasm
+//! memory, which the runtime copies once when it makes the `Response`.
 
 use crate::http::{split_url, Method, Request, Response};
-use std::borrow::Cow;
+use std::cell::RefCell;
 use wasm_bindgen::prelude::wasm_bindgen;
 use wasm_bindgen::UnwrapThrowExt;
 use worker::worker_sys::web_sys;
@@ -24,65 +24,33 @@ export function requestHead(request) {
   return head;
 }
 
-// Header sets the runtime has already parsed, by their text. Most answers of a route share
-// their headers (content type, caching, CORS), and a Response copies a Headers object it is
-// given without converting and validating each name and value again, which cost more than
-// the rest of a small answer. The cache is bounded: past 64 sets it starts again.
-const headerSets = new Map();
+// The header sets many answers share (content type, caching, CORS), by the number Rust gave
+// each. A Response copies a Headers object it is given without converting and validating
+// each name and value again, which cost more than the rest of a small answer.
+const headerSets = [];
 
-function headerSet(head) {
-  let headers = headerSets.get(head);
-  if (headers === undefined) {
-    headers = new Headers();
-    if (head.length > 0) {
-      for (const line of head.split("\n")) {
-        const colon = line.indexOf(":");
-        headers.append(line.slice(0, colon), line.slice(colon + 1));
-      }
+function parseHeaders(text, headers) {
+  if (text.length > 0) {
+    for (const line of text.split("\n")) {
+      const colon = line.indexOf(":");
+      headers.append(line.slice(0, colon), line.slice(colon + 1));
     }
-    if (headerSets.size >= 64) headerSets.clear();
-    headerSets.set(head, headers);
   }
   return headers;
 }
 
-function withHeaders(status, shared, own, body) {
-  const response = new Response(body, { status, headers: headerSet(shared) });
-  if (own.length > 0) {
-    for (const line of own.split("\n")) {
-      const colon = line.indexOf(":");
-      response.headers.append(line.slice(0, colon), line.slice(colon + 1));
-    }
-  }
+export function defineHeaderSet(index, text) {
+  headerSets[index] = parseHeaders(text, new Headers());
+}
+
+// `body` is a view of wasm memory: the Response copies its bytes before this call returns,
+// so no string and no ArrayBuffer is made for it on the JS side. (A JS string cost a UTF-8
+// decode here and an encode in the runtime; an ArrayBuffer per answer is external memory,
+// which made V8 run full collections.)
+export function respond(status, set, own, body) {
+  const response = new Response(body.length > 0 ? body : null, { status, headers: headerSets[set] });
+  if (own.length > 0) parseHeaders(own, response.headers);
   return response;
-}
-
-// A text body crosses as a string: it lives on the JS heap like any other string. A
-// Uint8Array per answer is an ArrayBuffer outside that heap, and their external memory made
-// V8 run full collections that stalled one search in a hundred by milliseconds.
-export function respondText(status, shared, own, body) {
-  return withHeaders(status, shared, own, body.length > 0 ? body : null);
-}
-
-// The prebuilt bodies (a system's detail, organs, coverage, the OpenAPI document) are static
-// bytes of the wasm module, the same for every answer: each is copied out once into a
-// Uint8Array kept here, by its address and length, and every Response copies from that. A
-// string would cost a UTF-8 decode and re-encode of up to 40 KB per answer; a fresh
-// ArrayBuffer per answer, external memory for the collector. Bounded by the corpus.
-const staticBodies = new Map();
-
-export function respondStatic(status, shared, own, key, body) {
-  let bytes = staticBodies.get(key);
-  if (bytes === undefined) {
-    bytes = body.slice();
-    staticBodies.set(key, bytes);
-  }
-  return withHeaders(status, shared, own, bytes);
-}
-
-export function respondBytes(status, shared, own, body) {
-  // `body` is a view of wasm memory, valid only during this call: slice() copies it out.
-  return withHeaders(status, shared, own, body.length > 0 ? body.slice() : null);
 }
 "#)]
 extern "C" {
@@ -91,36 +59,47 @@ extern "C" {
     #[wasm_bindgen(js_name = requestHead)]
     fn request_head(request: &web_sys::Request) -> String;
 
-    /// A `Response` with the status, the headers `name:value` one per line (`shared`: those
-    /// many answers repeat, `own`: those that change from answer to answer), and a UTF-8
-    /// body, which crosses as a JS string.
-    #[wasm_bindgen(catch, js_name = respondText)]
-    fn respond_text(
-        status: u16,
-        shared: &str,
-        own: &str,
-        body: &str,
-    ) -> Result<web_sys::Response, wasm_bindgen::JsValue>;
+    /// Parses the headers `name:value`, one per line, into the `Headers` of set `index`,
+    /// replacing the set that had that number.
+    #[wasm_bindgen(js_name = defineHeaderSet)]
+    fn define_header_set(index: u32, text: &str);
 
-    /// The same with a static body, kept on the JS side under `key` (its address and
-    /// length) after its first answer.
-    #[wasm_bindgen(catch, js_name = respondStatic)]
-    fn respond_static(
+    /// A `Response` with the status, the headers of set `set` and those of `own` (the lines
+    /// that change from answer to answer), and the body's bytes.
+    #[wasm_bindgen(catch, js_name = respond)]
+    fn respond(
         status: u16,
-        shared: &str,
-        own: &str,
-        key: f64,
-        body: &[u8],
-    ) -> Result<web_sys::Response, wasm_bindgen::JsValue>;
-
-    /// The same with a body of bytes that are not UTF-8, copied out as a `Uint8Array`.
-    #[wasm_bindgen(catch, js_name = respondBytes)]
-    fn respond_bytes(
-        status: u16,
-        shared: &str,
+        set: u32,
         own: &str,
         body: &[u8],
     ) -> Result<web_sys::Response, wasm_bindgen::JsValue>;
+}
+
+/// How many header sets are kept; past that, numbering starts again (the corpus routes use a
+/// handful).
+const HEADER_SETS: usize = 64;
+
+thread_local! {
+    /// The text of each header set defined on the JS side, by its number. (wasm32 has one
+    /// thread, and the JS side lives as long as this instance.)
+    static HEADER_SET_TEXTS: RefCell<Vec<String>> = const { RefCell::new(Vec::new()) };
+}
+
+/// The number of the header set with this text, defining it on the JS side the first time.
+fn header_set(text: &str) -> u32 {
+    HEADER_SET_TEXTS.with(|sets| {
+        let mut sets = sets.borrow_mut();
+        if let Some(index) = sets.iter().position(|known| known == text) {
+            return index as u32;
+        }
+        if sets.len() >= HEADER_SETS {
+            sets.clear();
+        }
+        sets.push(text.to_string());
+        let index = (sets.len() - 1) as u32;
+        define_header_set(index, text);
+        index
+    })
 }
 
 /// The core's request from the runtime's, without its body (`body` empty, not too large).
@@ -171,27 +150,17 @@ pub fn write_response(response: &Response) -> Result<web_sys::Response, String> 
         head.push(':');
         head.push_str(value);
     }
-    match &response.body {
-        // Static bytes never change or move: their address and length name them.
-        Cow::Borrowed(body) if !body.is_empty() => {
-            let key = (body.as_ptr() as usize as f64) * 4_294_967_296.0 + body.len() as f64;
-            respond_static(response.status, &shared, &own, key, body)
-        }
-        body => match std::str::from_utf8(body) {
-            Ok(text) => respond_text(response.status, &shared, &own, text),
-            Err(_) => respond_bytes(response.status, &shared, &own, body),
-        },
-    }
-    .map_err(|e| format!("Response refused: {e:?}"))
+    respond(response.status, header_set(&shared), &own, &response.body)
+        .map_err(|e| format!("Response refused: {e:?}"))
 }
 
 /// A bare 500, for a response the runtime refused.
 pub fn internal_error() -> web_sys::Response {
-    respond_text(
+    respond(
         500,
-        "content-type:application/json; charset=utf-8",
+        header_set("content-type:application/json; charset=utf-8"),
         "",
-        r#"{"error":"internal error"}"#,
+        br#"{"error":"internal error"}"#,
     )
     .unwrap_or_else(|_| web_sys::Response::new().unwrap_throw())
 }
