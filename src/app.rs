@@ -70,10 +70,14 @@ async fn serve<S: Services>(
             endpoint.errors,
         );
     }
-    let now_secs = services.now_ms() / 1000;
-    let ip = request.client_ip();
-    let mut decision =
-        (endpoint.limit == Limit::Client).then(|| app.corpus_limiter.check(ip, now_secs));
+    // The clock is read only for a limiter or a key check; an open, unlimited route (health)
+    // needs neither.
+    let now_secs = match (endpoint.limit, endpoint.access) {
+        (Limit::None, Access::Open) => 0,
+        _ => services.now_ms() / 1000,
+    };
+    let mut decision = (endpoint.limit == Limit::Client)
+        .then(|| app.corpus_limiter.check(request.client_ip(), now_secs));
     let result = match decision {
         Some(d) if !d.allowed => Err(ApiError::RateLimited {
             retry_after: d.reset,
@@ -115,7 +119,7 @@ async fn serve<S: Services>(
         .as_mut()
         .filter(|d| d.allowed && endpoint.limit == Limit::Client)
     {
-        *d = app.corpus_limiter.peek(ip, now_secs);
+        *d = app.corpus_limiter.peek(request.client_ip(), now_secs);
     }
     let mut response = result.unwrap_or_else(|err| error_response(services, err, endpoint.errors));
     if let Some(d) = decision {

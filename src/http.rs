@@ -4,7 +4,9 @@
 //! types, which keeps every route callable from a plain host test.
 
 use std::borrow::Cow;
+use std::cell::OnceCell;
 use std::fmt;
+use std::rc::Rc;
 
 /// The HTTP methods radref answers. Anything else is kept by name as `Other` and answered 405,
 /// so the answer can say which method it refused.
@@ -108,6 +110,77 @@ impl fmt::Debug for OtherMethod {
     }
 }
 
+/// The request headers the service reads, in lower case. Only these are ever looked up in the
+/// runtime's request, each when first read, so a request's other headers (cookies, a browser's
+/// dozen more) are never copied into the core. Reading a header not listed here is a bug that
+/// [`Request::header`] reports in debug builds, which is how the host tests run.
+pub const READ_HEADERS: &[&str] = &[
+    "authorization",
+    "x-api-key",
+    "content-type",
+    "content-length",
+    "if-none-match",
+    "idempotency-key",
+    "cf-connecting-ip",
+    "mcp-protocol-version",
+];
+
+/// Looks a header up in the runtime's request by its lower-case name.
+pub type HeaderLookup = Rc<dyn Fn(&str) -> Option<String>>;
+
+/// A request's headers: those of [`READ_HEADERS`], each looked up when first read (from the
+/// platform) or given up front (tests, host benches).
+#[derive(Clone, Default)]
+pub struct RequestHeaders {
+    /// The value of each header of `READ_HEADERS`, by position, once known.
+    values: [OnceCell<Option<String>>; READ_HEADERS.len()],
+    lookup: Option<HeaderLookup>,
+}
+
+impl RequestHeaders {
+    /// Headers looked up with `lookup` when first read.
+    pub fn lookup(lookup: HeaderLookup) -> RequestHeaders {
+        RequestHeaders {
+            values: Default::default(),
+            lookup: Some(lookup),
+        }
+    }
+
+    fn slot(name: &str) -> Option<usize> {
+        READ_HEADERS
+            .iter()
+            .position(|h| h.eq_ignore_ascii_case(name))
+    }
+
+    fn get(&self, name: &str) -> Option<&str> {
+        let slot = Self::slot(name);
+        debug_assert!(
+            slot.is_some(),
+            "request header {name:?} is read but not in READ_HEADERS"
+        );
+        self.values[slot?]
+            .get_or_init(|| self.lookup.as_ref().and_then(|f| f(READ_HEADERS[slot?])))
+            .as_deref()
+    }
+
+    /// Sets a header the service reads; others are dropped, as the platform never passes them.
+    fn set(&mut self, name: &str, value: &str) {
+        if let Some(slot) = Self::slot(name) {
+            self.values[slot] = OnceCell::from(Some(value.to_string()));
+        }
+    }
+}
+
+impl fmt::Debug for RequestHeaders {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let known = READ_HEADERS
+            .iter()
+            .zip(&self.values)
+            .filter_map(|(name, value)| Some((*name, value.get()?.as_deref()?)));
+        f.debug_map().entries(known).finish()
+    }
+}
+
 /// An incoming request, already read into memory.
 #[derive(Clone, Debug)]
 pub struct Request {
@@ -116,8 +189,7 @@ pub struct Request {
     pub path: String,
     /// The raw query string without the leading `?` (may be empty).
     pub query: String,
-    /// Header names in lower case, in arrival order.
-    pub headers: Vec<(String, String)>,
+    pub headers: RequestHeaders,
     pub body: Vec<u8>,
     /// The body passed the endpoint's cap, so it was not read whole (`body` is then empty).
     pub body_too_large: bool,
@@ -145,17 +217,16 @@ impl Request {
             method,
             path: path.to_string(),
             query: query.to_string(),
-            headers: Vec::new(),
+            headers: RequestHeaders::default(),
             body: Vec::new(),
             body_too_large: false,
             origin: "http://localhost".to_string(),
         }
     }
 
-    /// Adds a header (builder style).
+    /// Sets a header (builder style); one the service never reads is dropped.
     pub fn with_header(mut self, name: &str, value: &str) -> Request {
-        self.headers
-            .push((name.to_ascii_lowercase(), value.to_string()));
+        self.headers.set(name, value);
         self
     }
 
@@ -165,12 +236,10 @@ impl Request {
         self
     }
 
-    /// The first value of a header, looked up case-insensitively.
+    /// A header's value, looked up case-insensitively (repeated headers joined with `, `).
+    /// `name` must be one of [`READ_HEADERS`].
     pub fn header(&self, name: &str) -> Option<&str> {
-        self.headers
-            .iter()
-            .find(|(n, _)| n.eq_ignore_ascii_case(name))
-            .map(|(_, v)| v.as_str())
+        self.headers.get(name)
     }
 
     /// Whether the body is declared as JSON (`Content-Type: application/json`, any parameters).

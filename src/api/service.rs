@@ -6,7 +6,6 @@ use crate::error::ApiError;
 use crate::http::{Request, Response};
 use crate::routes::{ServiceOp, API_VERSION};
 use crate::services::{App, Services};
-use serde_json::json;
 
 /// Runs a service operation.
 pub fn dispatch<S: Services>(op: ServiceOp, call: &Call<'_, S>) -> Result<Response, ApiError> {
@@ -30,24 +29,49 @@ fn wasm_memory_bytes() -> Option<usize> {
     None
 }
 
+/// The body of `GET /api/v1/health` (fields in the order clients have always seen them).
+#[derive(serde::Serialize)]
+struct Health<'a> {
+    api_version: &'static str,
+    corpus: HealthCorpus,
+    environment: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    memory: Option<HealthMemory>,
+    service: &'static str,
+    status: &'static str,
+    version: &'static str,
+}
+
+#[derive(serde::Serialize)]
+struct HealthCorpus {
+    clinical_lines: u32,
+    hash: &'static str,
+    systems: u32,
+}
+
+#[derive(serde::Serialize)]
+struct HealthMemory {
+    wasm_bytes: Option<usize>,
+}
+
 /// `GET /api/v1/health`: liveness, the build's version and the corpus it carries; in the
 /// benchmark environment also the isolate's memory.
 fn health(app: &App) -> Response {
-    let mut body = json!({
-        "status": "ok",
-        "service": "radref",
-        "version": env!("CARGO_PKG_VERSION"),
-        "api_version": API_VERSION,
-        "environment": app.config.environment,
-        "corpus": {
-            "hash": crate::build_info::CORPUS_HASH,
-            "systems": crate::corpus::compiled::TOTALS.systems,
-            "clinical_lines": crate::corpus::compiled::TOTALS.lines,
+    let body = Health {
+        api_version: API_VERSION,
+        corpus: HealthCorpus {
+            clinical_lines: crate::corpus::compiled::TOTALS.lines,
+            hash: crate::build_info::CORPUS_HASH,
+            systems: crate::corpus::compiled::TOTALS.systems,
         },
-    });
-    if app.config.environment == BENCH_ENVIRONMENT {
-        body["memory"] = json!({ "wasm_bytes": wasm_memory_bytes() });
-    }
+        environment: &app.config.environment,
+        memory: (app.config.environment == BENCH_ENVIRONMENT).then(|| HealthMemory {
+            wasm_bytes: wasm_memory_bytes(),
+        }),
+        service: "radref",
+        status: "ok",
+        version: env!("CARGO_PKG_VERSION"),
+    };
     Response::json(200, &body).with_header("cache-control", "no-store")
 }
 

@@ -6,22 +6,29 @@
 //! copies per header, then a copy of the body into Rust's heap and another into a
 //! `Uint8Array`. At the rate a corpus route answers, those calls were most of a request's
 //! time (see README, Performance). Here a few lines of JavaScript do the same work on the JS
-//! side: the request's head comes across as one string, and a response goes back as one call
+//! side: the request's method and URL come across as one string, each header the core reads
+//! (and only those) in one call when it first reads it, and a response goes back as one call
 //! with its status, the number of its header set (the headers many answers share, parsed once
-//! into a `Headers` object), the headers of this answer alone, and its body as a view of wasm
-//! memory, which the runtime copies once when it makes the `Response`.
+//! into a `Headers` object), the headers of this answer alone, and its body: a string, or for a
+//! prebuilt body a view of wasm memory that the runtime copies when it makes the `Response`.
 
-use crate::http::{split_url, Method, Request, Response};
+use crate::http::{split_url, Method, Request, RequestHeaders, Response};
+use std::borrow::Cow;
 use std::cell::RefCell;
+use std::rc::Rc;
 use wasm_bindgen::prelude::wasm_bindgen;
 use wasm_bindgen::UnwrapThrowExt;
 use worker::worker_sys::web_sys;
 
 #[wasm_bindgen(inline_js = r#"
 export function requestHead(request) {
-  let head = request.method + "\n" + request.url;
-  for (const [name, value] of request.headers) head += "\n" + name + ":" + value;
-  return head;
+  return request.method + "\n" + request.url;
+}
+
+// One header of a request, when the core first reads it (only those of http::READ_HEADERS
+// ever are), so the cost does not grow with what the client sends.
+export function requestHeader(request, name) {
+  return request.headers.get(name) ?? undefined;
 }
 
 // The header sets many answers share (content type, caching, CORS), by the number Rust gave
@@ -43,21 +50,36 @@ export function defineHeaderSet(index, text) {
   headerSets[index] = parseHeaders(text, new Headers());
 }
 
-// `body` is a view of wasm memory: the Response copies its bytes before this call returns,
-// so no string and no ArrayBuffer is made for it on the JS side. (A JS string cost a UTF-8
-// decode here and an encode in the runtime; an ArrayBuffer per answer is external memory,
-// which made V8 run full collections.)
-export function respond(status, set, own, body) {
-  const response = new Response(body.length > 0 ? body : null, { status, headers: headerSets[set] });
-  if (own.length > 0) parseHeaders(own, response.headers);
+// A body crosses one of two ways. A text body the handler wrote for this answer crosses as a
+// JS string. A prebuilt body (a system's detail, organs, coverage, the OpenAPI document: static
+// bytes of the wasm module) crosses as a view of wasm memory, which the Response copies before
+// this call returns, so nothing is made for it on the JS side. Strings are kept for the rest
+// because of how workerd collects garbage: every request leaves a few hundred bytes that
+// survive the next minor collection, so its pause grows with the requests since the last one.
+// Answers that allocate nothing on the JS heap make those collections rarer and each pause
+// longer, which measured as a worse p99 (see README, Performance).
+export function respondText(status, set, own, body) {
+  return respond(status, set, own, body.length > 0 ? body : null);
+}
+
+export function respondBytes(status, set, own, body) {
+  return respond(status, set, own, body.length > 0 ? body : null);
+}
+
+function respond(status, set, own, body) {
+  const response = new Response(body, { status, headers: headerSets[set] });
+  if (own !== undefined) parseHeaders(own, response.headers);
   return response;
 }
 "#)]
 extern "C" {
-    /// `METHOD\nURL\nname:value\n...`, header names in lower case as the runtime gives them
-    /// (repeated headers already joined with `, `).
+    /// `METHOD\nURL`.
     #[wasm_bindgen(js_name = requestHead)]
     fn request_head(request: &web_sys::Request) -> String;
+
+    /// The value of the header `name` (lower case; repeated headers joined with `, `).
+    #[wasm_bindgen(js_name = requestHeader)]
+    fn request_header(request: &web_sys::Request, name: &str) -> Option<String>;
 
     /// Parses the headers `name:value`, one per line, into the `Headers` of set `index`,
     /// replacing the set that had that number.
@@ -65,12 +87,21 @@ extern "C" {
     fn define_header_set(index: u32, text: &str);
 
     /// A `Response` with the status, the headers of set `set` and those of `own` (the lines
-    /// that change from answer to answer), and the body's bytes.
-    #[wasm_bindgen(catch, js_name = respond)]
-    fn respond(
+    /// that change from answer to answer; `None` crosses without a string), and a UTF-8 body, which crosses as a JS string.
+    #[wasm_bindgen(catch, js_name = respondText)]
+    fn respond_text(
         status: u16,
         set: u32,
-        own: &str,
+        own: Option<&str>,
+        body: &str,
+    ) -> Result<web_sys::Response, wasm_bindgen::JsValue>;
+
+    /// The same with a body of bytes, which crosses as a view of wasm memory.
+    #[wasm_bindgen(catch, js_name = respondBytes)]
+    fn respond_bytes(
+        status: u16,
+        set: u32,
+        own: Option<&str>,
         body: &[u8],
     ) -> Result<web_sys::Response, wasm_bindgen::JsValue>;
 }
@@ -102,24 +133,19 @@ fn header_set(text: &str) -> u32 {
     })
 }
 
-/// The core's request from the runtime's, without its body (`body` empty, not too large).
+/// The core's request from the runtime's, without its body (`body` empty, not too large). Its
+/// headers are looked up in `request` when the core first reads each.
 pub fn read_head(request: &web_sys::Request) -> Request {
     let head = request_head(request);
-    let mut lines = head.split('\n');
-    let method = Method::parse(lines.next().unwrap_or_default());
-    let url = lines.next().unwrap_or_default();
-    let headers = lines
-        .map(|line| {
-            let (name, value) = line.split_once(':').unwrap_or((line, ""));
-            (name.to_string(), value.to_string())
-        })
-        .collect();
+    let (method, url) = head.split_once('\n').unwrap_or((&head, ""));
     let (origin, path, query) = split_url(url);
+    // The JS object itself, not `Request.clone()` (which copies the request).
+    let source = Clone::clone(request);
     Request {
-        method,
+        method: Method::parse(method),
         path: path.to_string(),
         query: query.to_string(),
-        headers,
+        headers: RequestHeaders::lookup(Rc::new(move |name| request_header(&source, name))),
         body: Vec::new(),
         body_too_large: false,
         origin,
@@ -150,17 +176,27 @@ pub fn write_response(response: &Response) -> Result<web_sys::Response, String> 
         head.push(':');
         head.push_str(value);
     }
-    respond(response.status, header_set(&shared), &own, &response.body)
-        .map_err(|e| format!("Response refused: {e:?}"))
+    let set = header_set(&shared);
+    let own = (!own.is_empty()).then_some(own.as_str());
+    match &response.body {
+        // Prebuilt bytes (the corpus's static answers) are copied by the runtime from wasm
+        // memory; what was written for this answer crosses as text when it is text.
+        Cow::Owned(body) => match std::str::from_utf8(body) {
+            Ok(text) => respond_text(response.status, set, own, text),
+            Err(_) => respond_bytes(response.status, set, own, body),
+        },
+        Cow::Borrowed(body) => respond_bytes(response.status, set, own, body),
+    }
+    .map_err(|e| format!("Response refused: {e:?}"))
 }
 
 /// A bare 500, for a response the runtime refused.
 pub fn internal_error() -> web_sys::Response {
-    respond(
+    respond_text(
         500,
         header_set("content-type:application/json; charset=utf-8"),
-        "",
-        br#"{"error":"internal error"}"#,
+        None,
+        r#"{"error":"internal error"}"#,
     )
     .unwrap_or_else(|_| web_sys::Response::new().unwrap_throw())
 }

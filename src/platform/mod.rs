@@ -297,7 +297,8 @@ async fn serve(raw: web_sys::Request, env: Env) -> web_sys::Response {
     if cap > 0 {
         // Only a request whose endpoint reads a body pays for worker's request wrapper.
         let mut req = worker::Request::from(raw);
-        (request.body, request.body_too_large) = read_body(&mut req, &request.headers, cap).await;
+        (request.body, request.body_too_large) =
+            read_body(&mut req, request.header("content-length"), cap).await;
     }
     let response = app::handle(&app, &services, request).await;
     match boundary::write_response(&response) {
@@ -386,17 +387,14 @@ async fn scheduled(event: worker::ScheduledEvent, env: Env) {
 /// `Request::bytes` would buffer any size before the core could refuse it.
 async fn read_body(
     req: &mut worker::Request,
-    headers: &[(String, String)],
+    content_length: Option<&str>,
     cap: usize,
 ) -> (Vec<u8>, bool) {
     use futures_util::StreamExt;
     if cap == 0 {
         return (Vec::new(), false);
     }
-    let declared = headers
-        .iter()
-        .find(|(name, _)| name == "content-length")
-        .and_then(|(_, value)| value.trim().parse::<u64>().ok());
+    let declared = content_length.and_then(|value| value.trim().parse::<u64>().ok());
     if declared.is_some_and(|length| length > cap as u64) {
         return (Vec::new(), true);
     }
