@@ -79,9 +79,10 @@ free_port() {
     python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
 }
 
-# Writes a workerd config serving radref on $2 and the competitor on $3 (0 leaves one out).
+# Writes a workerd config serving radref on $2, the competitor on $3 and the floor on $4 (0 or
+# nothing leaves one out).
 config() {
-    local out="$1" rp="$2" mp="$3" rs="" rk="" ms="" mk=""
+    local out="$1" rp="$2" mp="$3" fp="${4:-0}" rs="" rk="" ms="" mk="" fs="" fk=""
     if [ "$rp" != 0 ]; then
         rs='(name = "radref", worker = .radref),'
         rk="(name = \"radref-http\", address = \"127.0.0.1:$rp\", http = (), service = \"radref\"),"
@@ -90,9 +91,13 @@ config() {
         ms='(name = "minisearch", worker = .minisearch),'
         mk="(name = \"minisearch-http\", address = \"127.0.0.1:$mp\", http = (), service = \"minisearch\"),"
     fi
+    if [ "$fp" != 0 ]; then
+        fs='(name = "floor", worker = .floor),'
+        fk="(name = \"floor-http\", address = \"127.0.0.1:$fp\", http = (), service = \"floor\"),"
+    fi
     # Paths are relative to the config, which lives in build/bench.
-    sed -e "s|@RADREF_SERVICE@|$rs|" -e "s|@MINI_SERVICE@|$ms|" \
-        -e "s|@RADREF_SOCKET@|$rk|" -e "s|@MINI_SOCKET@|$mk|" \
+    sed -e "s|@RADREF_SERVICE@|$rs|" -e "s|@MINI_SERVICE@|$ms|" -e "s|@FLOOR_SERVICE@|$fs|" \
+        -e "s|@RADREF_SOCKET@|$rk|" -e "s|@MINI_SOCKET@|$mk|" -e "s|@FLOOR_SOCKET@|$fk|" \
         -e "s|@BUILD@|..|g" -e "s|@ROOT@|../..|g" -e "s|@MINI@|../../benches/minisearch|g" \
         -e "s|@COMPAT_DATE@|$COMPAT_DATE|g" benches/workerd/bench.capnp.in > "$out"
 }
@@ -149,12 +154,15 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f×", a / b }'; }
 phase "bench: radref against JS + MiniSearch, one workerd process (wrk -t1, $DURATION per row)"
 RP=$(free_port)
 MP=$(free_port)
-config "$OUT/both.capnp" "$RP" "$MP"
+FP=$(free_port)
+config "$OUT/both.capnp" "$RP" "$MP" "$FP"
 start_workerd both
 R="http://127.0.0.1:$RP"
 M="http://127.0.0.1:$MP"
+F="http://127.0.0.1:$FP"
 wait_health "$R"
 wait_health "$M"
+wait_health "$F"
 echo "$(wc -l <"$OUT/queries.txt") distinct queries in the mix; radref on $R, MiniSearch on $M"
 # Warm-up: both isolates see the whole mix once before anything is timed.
 wrk -t1 -c8 -d3s -s benches/mix.lua "$R" -- "$OUT/mixed-radref.txt" "" >/dev/null
@@ -176,12 +184,16 @@ for conns in 1 8; do
     printf '| systems/{slug} vs its search | %s | %s | %s | %s | %s | %s | %s | %s |\n' "$conns" \
         "${r_d[@]}" "${m_s[@]}" "$(ratio "${r_d[0]}" "${m_s[0]}")"
     [ -z "$r_err$m_err" ] || echo "errors: radref: ${r_err:-none}; MiniSearch: ${m_err:-none}"
+    load "$conns" "$F/api/v1/health"; f_h=("$RPS" "$P50" "$P99")
+    printf '| floor: constant answer, vs radref health | %s | %s | %s | %s | %s | %s | %s | %s |\n' \
+        "$conns" "${f_h[@]}" "${r_h[@]}" "$(ratio "${r_h[0]}" "${f_h[0]}")"
     if [ "$conns" = 1 ]; then
-        SEARCH_P99_OVER_P50=$(awk -v a="${r_s[2]}" -v b="${r_s[1]}" 'BEGIN { printf "%.1f", a / b }')
+        over() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f×", a / b }'; }
+        TAILS="radref search $(over "${r_s[2]}" "${r_s[1]}"), MiniSearch search $(over "${m_s[2]}" "${m_s[1]}"), floor $(over "${f_h[2]}" "${f_h[1]}")"
     fi
 done
 echo
-echo "radref search at 1 connection: p99 = ${SEARCH_P99_OVER_P50}× p50"
+echo "p99 over p50 at 1 connection: $TAILS"
 echo "bundle (wasm + JS modules, gzip -9): $BUNDLE_GZ bytes"
 # Answer quality on the same mix: is the first hit of the system the query was drawn from?
 python3 - "$OUT/expected.tsv" "$R" "$M" <<'PY'

@@ -18,9 +18,16 @@ use crate::services::{App, Services};
 /// Request headers a browser may send cross-origin.
 const ALLOW_HEADERS: &str =
     "Authorization, X-API-Key, Content-Type, If-None-Match, Idempotency-Key";
-/// Response headers a browser script may read cross-origin.
-const EXPOSE_HEADERS: &str =
-    "ETag, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After, Location, Idempotent-Replayed";
+/// Response headers a browser script may read cross-origin; an answer names those it carries.
+const EXPOSE_HEADERS: &[&str] = &[
+    "ETag",
+    "X-RateLimit-Limit",
+    "X-RateLimit-Remaining",
+    "X-RateLimit-Reset",
+    "Retry-After",
+    "Location",
+    "Idempotent-Replayed",
+];
 
 /// Handles one request completely: resolution, preflight, access, limits, the handler, the
 /// error format and the headers every response carries.
@@ -190,10 +197,19 @@ fn error_response<S: Services>(services: &S, err: ApiError, format: ErrorFormat)
     err.into_response(format)
 }
 
-/// Adds the headers every response carries and drops the body of a HEAD answer.
+/// Adds the headers every response carries, exposes to browser scripts those of
+/// [`EXPOSE_HEADERS`] it has (an answer without any, such as health, names none), and drops the
+/// body of a HEAD answer.
 fn finish(response: &mut Response, method: Method) {
     response.set_header("access-control-allow-origin", "*");
-    response.set_header("access-control-expose-headers", EXPOSE_HEADERS);
+    let exposed: Vec<&str> = EXPOSE_HEADERS
+        .iter()
+        .copied()
+        .filter(|name| response.header(name).is_some())
+        .collect();
+    if !exposed.is_empty() {
+        response.set_header("access-control-expose-headers", exposed.join(", "));
+    }
     response.set_header("x-content-type-options", "nosniff");
     if method == Method::Head {
         response.body = std::borrow::Cow::Borrowed(&[]);
@@ -240,9 +256,19 @@ pub(crate) mod tests {
             let r = call(Request::new(method, path));
             assert_eq!(r.header("access-control-allow-origin"), Some("*"), "{path}");
             assert_eq!(r.header("x-content-type-options"), Some("nosniff"));
-            let exposed = r.header("access-control-expose-headers").unwrap();
-            assert!(exposed.contains("X-RateLimit-Remaining") && exposed.contains("ETag"));
         }
+    }
+
+    #[test]
+    fn an_answer_exposes_exactly_the_headers_it_carries() {
+        let r = call(Request::new(Method::Get, "/api/v1/search?q=tirads"));
+        assert_eq!(
+            r.header("access-control-expose-headers"),
+            Some("ETag, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset")
+        );
+        let r = call(Request::new(Method::Get, "/api/v1/health"));
+        assert_eq!(r.header("etag"), None);
+        assert_eq!(r.header("access-control-expose-headers"), None);
     }
 
     #[test]

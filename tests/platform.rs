@@ -92,13 +92,14 @@ fn preflight_is_answered_204_with_cors() {
 fn real_request_carries_cors_and_security_headers() {
     let reply = send(
         "GET",
-        "/api/v1/health",
+        "/api/v1/search?q=tirads",
         &[("Origin", "https://viewer.example.org")],
         None,
     );
     assert_eq!(reply.status, 200);
     assert_eq!(reply.header("access-control-allow-origin"), Some("*"));
     assert_eq!(reply.header("x-content-type-options"), Some("nosniff"));
+    // Exposed to browser scripts: the headers this answer carries, each of them.
     let exposed = reply
         .header("access-control-expose-headers")
         .unwrap()
@@ -109,6 +110,7 @@ fn real_request_carries_cors_and_security_headers() {
         "x-ratelimit-remaining",
         "x-ratelimit-reset",
     ] {
+        assert!(reply.header(h).is_some(), "{h}");
         assert!(exposed.contains(h), "{exposed}");
     }
 }
