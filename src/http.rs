@@ -382,6 +382,54 @@ fn hex_val(b: u8) -> Option<u8> {
 mod tests {
     use super::*;
 
+    /// A request whose headers come from `lookup`, counting the lookups made.
+    fn looked_up(
+        values: &'static [(&'static str, &'static str)],
+    ) -> (Request, Rc<std::cell::Cell<usize>>) {
+        let calls = Rc::new(std::cell::Cell::new(0));
+        let counter = calls.clone();
+        let mut request = Request::new(Method::Get, "/api/v1/health");
+        request.headers = RequestHeaders::lookup(Rc::new(move |name: &str| {
+            counter.set(counter.get() + 1);
+            values
+                .iter()
+                .find(|(n, _)| *n == name)
+                .map(|(_, v)| v.to_string())
+        }));
+        (request, calls)
+    }
+
+    #[test]
+    fn headers_are_looked_up_when_first_read_and_only_then() {
+        let (request, calls) = looked_up(&[("if-none-match", "\"abc\""), ("cookie", "secret")]);
+        assert_eq!(calls.get(), 0, "nothing is looked up before it is read");
+        assert_eq!(request.header("If-None-Match"), Some("\"abc\""));
+        assert_eq!(request.header("if-none-match"), Some("\"abc\""));
+        assert_eq!(request.header("authorization"), None);
+        assert_eq!(request.header("authorization"), None);
+        assert_eq!(
+            calls.get(),
+            2,
+            "each header is looked up once, present or not"
+        );
+        assert!(!format!("{request:?}").contains("secret"));
+    }
+
+    #[test]
+    fn headers_the_service_never_reads_are_not_kept() {
+        let request = Request::new(Method::Get, "/")
+            .with_header("Cookie", "secret")
+            .with_header("Authorization", "Bearer k");
+        assert_eq!(request.header("authorization"), Some("Bearer k"));
+        assert!(!format!("{request:?}").contains("secret"));
+    }
+
+    #[test]
+    #[should_panic(expected = "not in READ_HEADERS")]
+    fn reading_an_unlisted_header_is_a_bug() {
+        let _ = Request::new(Method::Get, "/").header("cookie");
+    }
+
     #[test]
     fn urls_split_as_the_runtime_serialises_them() {
         assert_eq!(

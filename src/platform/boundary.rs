@@ -50,14 +50,15 @@ export function defineHeaderSet(index, text) {
   headerSets[index] = parseHeaders(text, new Headers());
 }
 
-// A body crosses one of two ways. A text body the handler wrote for this answer crosses as a
-// JS string. A prebuilt body (a system's detail, organs, coverage, the OpenAPI document: static
-// bytes of the wasm module) crosses as a view of wasm memory, which the Response copies before
-// this call returns, so nothing is made for it on the JS side. Strings are kept for the rest
-// because of how workerd collects garbage: every request leaves a few hundred bytes that
-// survive the next minor collection, so its pause grows with the requests since the last one.
-// Answers that allocate nothing on the JS heap make those collections rarer and each pause
-// longer, which measured as a worse p99 (see README, Performance).
+// A body crosses one of two ways. A larger text body written for this answer (a search
+// answer) crosses as a JS string. Any other body (a prebuilt one: a system's detail, organs,
+// coverage, the OpenAPI document; or a small one: health, an error) crosses as a view of wasm
+// memory, which the Response copies before this call returns, so nothing is made for it on
+// the JS side. Strings are kept for the larger answers because of how workerd collects
+// garbage: every request leaves a few hundred bytes that survive the next minor collection,
+// so its pause grows with the requests since the last one. Answers that allocate nothing on
+// the JS heap make those collections rarer and each pause longer, which measured as a worse
+// p99 (see STRING_BODY_MIN and README, Performance).
 export function respondText(status, set, own, body) {
   return respond(status, set, own, body.length > 0 ? body : null);
 }
@@ -156,6 +157,13 @@ pub fn read_head(request: &web_sys::Request) -> Request {
 /// seconds to its reset): they are set on each response rather than kept with the shared set.
 const OWN_HEADERS: &[&str] = &["x-ratelimit-remaining", "x-ratelimit-reset", "retry-after"];
 
+/// The size from which a text body written for one answer crosses as a JS string rather than
+/// as a view of wasm memory. Measured in `make bench` (README, Performance): a search answer
+/// (about 5 KB) as a string kept the p99 at one connection at 4–5 ms instead of 12–13 ms, as
+/// its garbage paces the runtime's minor collections; a small answer (health, an error) as a
+/// string only costs the decode, 4% of health's throughput.
+const STRING_BODY_MIN: usize = 2048;
+
 /// The runtime's response from the core's. A header name or value with a line break cannot be
 /// sent (the runtime refuses it too) and is an error.
 pub fn write_response(response: &Response) -> Result<web_sys::Response, String> {
@@ -179,12 +187,13 @@ pub fn write_response(response: &Response) -> Result<web_sys::Response, String> 
     let set = header_set(&shared);
     let own = (!own.is_empty()).then_some(own.as_str());
     match &response.body {
-        // Prebuilt bytes (the corpus's static answers) are copied by the runtime from wasm
-        // memory; what was written for this answer crosses as text when it is text.
-        Cow::Owned(body) => match std::str::from_utf8(body) {
+        // Prebuilt bytes (the corpus's static answers) and small bodies are copied by the
+        // runtime from wasm memory; a larger body written for this answer crosses as text.
+        Cow::Owned(body) if body.len() >= STRING_BODY_MIN => match std::str::from_utf8(body) {
             Ok(text) => respond_text(response.status, set, own, text),
             Err(_) => respond_bytes(response.status, set, own, body),
         },
+        Cow::Owned(body) => respond_bytes(response.status, set, own, body),
         Cow::Borrowed(body) => respond_bytes(response.status, set, own, body),
     }
     .map_err(|e| format!("Response refused: {e:?}"))
