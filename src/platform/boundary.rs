@@ -59,16 +59,8 @@ export function defineHeaderSet(index, text) {
 // so its pause grows with the requests since the last one. Answers that allocate nothing on
 // the JS heap make those collections rarer and each pause longer, which measured as a worse
 // p99 (see STRING_BODY_MIN and README, Performance).
-export function respondText(status, set, own, body) {
-  return respond(status, set, own, body.length > 0 ? body : null);
-}
-
-export function respondBytes(status, set, own, body) {
-  return respond(status, set, own, body.length > 0 ? body : null);
-}
-
-function respond(status, set, own, body) {
-  const response = new Response(body, { status, headers: headerSets[set] });
+export function respond(status, set, own, body) {
+  const response = new Response(body.length > 0 ? body : null, { status, headers: headerSets[set] });
   if (own !== undefined) parseHeaders(own, response.headers);
   return response;
 }
@@ -89,7 +81,7 @@ extern "C" {
 
     /// A `Response` with the status, the headers of set `set` and those of `own` (the lines
     /// that change from answer to answer; `None` crosses without a string), and a UTF-8 body, which crosses as a JS string.
-    #[wasm_bindgen(catch, js_name = respondText)]
+    #[wasm_bindgen(catch, js_name = respond)]
     fn respond_text(
         status: u16,
         set: u32,
@@ -98,7 +90,7 @@ extern "C" {
     ) -> Result<web_sys::Response, wasm_bindgen::JsValue>;
 
     /// The same with a body of bytes, which crosses as a view of wasm memory.
-    #[wasm_bindgen(catch, js_name = respondBytes)]
+    #[wasm_bindgen(catch, js_name = respond)]
     fn respond_bytes(
         status: u16,
         set: u32,

@@ -224,10 +224,11 @@ fn config(env: &Env) -> Config {
 ///
 /// `#[event]` handlers are reached through worker-build's entrypoint: a `WorkerEntrypoint`
 /// class behind a `Proxy` that makes an instance, a proxy of it and a proxy of the method for
-/// every request. Measured in plain workerd (README, Performance), that cost a fifth of the
-/// CPU of a health request. Recovery after a panic does not depend on it: the panic aborts the
-/// instance, and the wasm-bindgen glue (built with worker-build's reset and abort-handler
-/// options) starts a fresh instance at the next call, as the `worker` crate asks it to.
+/// every request. Measured in plain workerd (README, Performance), that cost about an eighth
+/// of the CPU of a health request. Recovery after a panic does not depend on it: the panic
+/// traps, the wasm-bindgen glue around each export (built with worker-build's reset and
+/// abort-handler options) marks the instance terminated and runs the `worker` crate's abort
+/// hook, which schedules a restart, and the next call starts a fresh instance.
 #[wasm_bindgen]
 pub struct Handlers;
 
