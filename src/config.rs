@@ -3,6 +3,10 @@
 //! Every value has a safe default, so a missing variable never breaks a request. Tests and
 //! `make dev` override some of them (for example a low rate limit) through wrangler's `--var`.
 
+/// The environment `make test` runs in: only there does the platform answer its test hooks
+/// (a panic on purpose, to show that the next request gets a fresh instance).
+pub const TEST_ENVIRONMENT: &str = "test";
+
 /// The service's tunable settings.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Config {

@@ -286,11 +286,20 @@ impl Handlers {
     }
 }
 
+/// In the test environment only (`config::TEST_ENVIRONMENT`): a request here panics, which
+/// aborts the wasm instance, so `tests/restart/recovery.py` can show that the next request is
+/// answered by a fresh one. Not an endpoint: it is not in the table and never answered
+/// elsewhere.
+const TEST_PANIC: &str = "/__test/panic";
+
 /// One request through the core; a response the runtime refuses becomes a plain 500.
 async fn serve(raw: web_sys::Request, env: Env) -> web_sys::Response {
     let app = APP.with(|app| app.get_or_init(|| Rc::new(App::new(config(&env)))).clone());
     let services = WorkerServices { env };
     let mut request = boundary::read_head(&raw);
+    if app.config.environment == crate::config::TEST_ENVIRONMENT && request.path == TEST_PANIC {
+        panic!("a panic the test environment asked for");
+    }
     let cap = match request.method {
         Method::Get | Method::Head | Method::Options => 0,
         _ => crate::routes::body_limit(request.method, &request.path),

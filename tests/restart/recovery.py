@@ -16,6 +16,10 @@ the recovery sweep exists for. Deliveries left behind, per subscriber path:
 
 After the restart the Cron Trigger is fired through wrangler's /__scheduled (as the platform
 fires it every two minutes) until the subscriber has answered 2xx once for every delivery.
+
+Then a crash of the other kind: a panic inside the wasm instance (the test environment's
+/__test/panic) must cost that one request, and the next ones must be answered by a fresh
+instance.
 """
 
 import http.server
@@ -155,6 +159,7 @@ def main():
     worker.start()
     try:
         run(worker, receiver)
+        panic_recovery(worker)
     finally:
         Subscriber.release.set()
         worker.kill()
@@ -237,6 +242,17 @@ def run(worker, receiver):
             fail(f"{path}: the log shows {len(succeeded)} succeeded attempts, "
                  f"expected {expected[path]}: {rows}")
     log("8 deliveries, each answered 2xx exactly once; the delivery logs agree")
+
+
+def panic_recovery(worker):
+    status, body = request(worker.base, "GET", "/__test/panic", auth=False)
+    if status != 500:
+        fail(f"/__test/panic answered {status}, expected 500: {body!r}")
+    for path in ("/api/v1/health", "/api/v1/systems/fleischner-2017", "/api/v1/webhooks"):
+        status, body = request(worker.base, "GET", path, auth=path.startswith("/api/v1/webhooks"))
+        if status != 200:
+            fail(f"after a panic, {path} answered {status}: {body[:300]!r}")
+    log("a panic cost its own request (500); the next ones were answered by a fresh instance")
 
 
 if __name__ == "__main__":
