@@ -10,7 +10,7 @@
 
 import { api } from './api.js';
 import { h, mount, errorBox, debounce } from './dom.js';
-import { lineView } from './system.js';
+import { lineView } from './provenance.js';
 
 /** Enums with more values than this are a select instead of radio buttons. */
 const RADIO_LIMIT = 8;

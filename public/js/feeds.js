@@ -3,7 +3,7 @@
 
 import { api } from './api.js';
 import { h, mount, field, setFieldError, statusLine, errorBox, loading } from './dom.js';
-import { shortCitation } from './system.js';
+import { shortCitation } from './provenance.js';
 
 export async function renderChanges(view, params) {
   const since = h('input', { type: 'text', inputmode: 'numeric', placeholder: 'YYYY, YYYY-MM or YYYY-MM-DD', value: params.get('since') || '' });

@@ -6,7 +6,7 @@ import { api } from './api.js';
 import { h, mount, field, setFieldError, statusLine, errorBox, loading } from './dom.js';
 import { keyPanel } from './keys.js';
 import { systemBadges } from './explore.js';
-import { lineView } from './system.js';
+import { lineView } from './provenance.js';
 
 const EXAMPLE = 'Incidental 8 mm solid pulmonary nodule in the right upper lobe on CT in a 60-year-old former smoker.';
 
