@@ -9,7 +9,7 @@
 // are also kept in the page's own address, so a reload or a shared page link restores them.
 
 import { api } from './api.js';
-import { h, mount, errorBox, debounce } from './dom.js';
+import { h, mount, errorBox, debounce, keepAddress } from './dom.js';
 import { lineView } from './provenance.js';
 
 /** Enums with more values than this are a select instead of radio buttons. */
@@ -382,7 +382,7 @@ export function calculator(s, refs, params) {
     const rest = keep.length ? new URLSearchParams(keep).toString() : '';
     const q = [query, rest].filter(Boolean).join('&');
     const hash = `#/systems/${encodeURIComponent(slug)}${q ? `?${q}` : ''}`;
-    if (window.location.hash !== hash) history.replaceState(history.state, '', hash);
+    keepAddress(form, hash);
   }
 
   async function evaluate() {

@@ -141,3 +141,12 @@ export function confirmDialog({ title, body, confirm = 'Delete', cancel = 'Cance
     no.focus();
   });
 }
+
+/**
+ * Rewrites the address to `hash` without a navigation (so the screen can be bookmarked as it
+ * stands), but only while `el` is still on the page: a screen the user has already left, whose
+ * request answered late, must not pull the address back to itself.
+ */
+export function keepAddress(el, hash) {
+  if (el.isConnected && window.location.hash !== hash) history.replaceState(history.state, '', hash);
+}

@@ -3,7 +3,7 @@
 // matching categories and the typo explanations come from GET /search.
 
 import { api } from './api.js';
-import { h, mount, field, statusLine, errorBox, loading, debounce } from './dom.js';
+import { h, mount, field, statusLine, errorBox, loading, debounce, keepAddress } from './dom.js';
 
 const MODALITIES = ['CT', 'MRI', 'US', 'Mammography', 'PET/CT', 'XR'];
 const FAMILIES = ['lexicon', 'algorithm', 'incidental', 'appropriateness'];
@@ -83,7 +83,7 @@ export async function render(view, params) {
     const query = { q: q.value.trim() };
     for (const n of FILTERS) query[n] = controls[n].input.value;
     const hash = new URLSearchParams(Object.entries(query).filter(([, v]) => v)).toString();
-    history.replaceState(null, '', `#/${hash ? `?${hash}` : ''}`);
+    keepAddress(view, `#/${hash ? `?${hash}` : ''}`);
     if (inflight) inflight.abort();
     const ctl = new AbortController();
     inflight = ctl;

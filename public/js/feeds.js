@@ -2,7 +2,7 @@
 // the corpus holds, per family and organ, its gaps, and what is not covered yet).
 
 import { api } from './api.js';
-import { h, mount, field, setFieldError, statusLine, errorBox, loading } from './dom.js';
+import { h, mount, field, setFieldError, statusLine, errorBox, loading, keepAddress } from './dom.js';
 import { shortCitation } from './provenance.js';
 
 export async function renderChanges(view, params) {
@@ -21,7 +21,7 @@ export async function renderChanges(view, params) {
 
   const run = async () => {
     setFieldError(sf, null); setFieldError(lf, null);
-    history.replaceState(null, '', `#/changes?${new URLSearchParams({ since: since.value.trim(), limit: limit.value })}`);
+    keepAddress(view, `#/changes?${new URLSearchParams({ since: since.value.trim(), limit: limit.value })}`);
     try {
       const { data } = await loading({ status, region: results, button, label: 'Loading changes…' },
         () => api('/api/v1/changes', { query: { since: since.value.trim(), limit: limit.value } }));

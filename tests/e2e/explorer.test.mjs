@@ -146,3 +146,30 @@ test('phone width: explorer and system page fit the screen', async () => {
     await phone.close();
   }
 });
+
+test('leaving the explorer before its first search answers does not pull the address back', async () => {
+  const { page } = b;
+  await page.goto('/#/coverage');
+  await page.getByRole('table', { name: 'By family' }).waitFor();
+  // The explorer's first search waits for the organ list; hold that answer back while the user
+  // moves on to the grounding screen.
+  let release;
+  const held = new Promise((r) => { release = r; });
+  await page.route('**/api/v1/organs', async (route) => { await held; await route.continue(); });
+  try {
+    await page.goto('/#/');
+    await page.getByRole('heading', { name: 'Explore the corpus' }).waitFor();
+    await page.goto('/#/ground');
+    await page.getByRole('heading', { name: 'Grounding playground' }).waitFor();
+    release();
+    // The explorer's late answer arrives; the address and the screen stay where the user went.
+    await page.waitForResponse('**/api/v1/organs');
+    await page.waitForTimeout(300);
+    assert.equal(new URL(page.url()).hash, '#/ground');
+    assert.ok(await page.getByRole('textbox', { name: 'Finding' }).isVisible());
+  } finally {
+    release();
+    await page.unroute('**/api/v1/organs');
+  }
+  assertNoPageErrors(b.errors);
+});
