@@ -415,16 +415,23 @@ fn get_system_tool(args: &Map<String, Value>) -> ToolResult {
     reject_unknown(args, &["slug"])?;
     let slug = Params::get(args, "slug")?
         .ok_or_else(|| ApiError::bad_param("slug", "'slug' is required"))?;
-    let index = SYSTEMS.iter().position(|s| s.slug == slug).ok_or_else(|| {
-        ApiError::bad_param(
-            "slug",
-            format!(
-                "no system with slug '{slug}'; closest: {}",
-                search::closest_slugs(&slug, 3).join(", ")
-            ),
-        )
-    })?;
+    let index = SYSTEMS
+        .iter()
+        .position(|s| s.slug == slug)
+        .ok_or_else(|| unknown_slug(&slug))?;
     Ok((compiled::detail_value(index).clone(), None))
+}
+
+/// The argument error for a slug no system has (or, for evaluation, none with rules), naming
+/// the closest slugs.
+fn unknown_slug(slug: &str) -> ApiError {
+    ApiError::bad_param(
+        "slug",
+        format!(
+            "no system with slug '{slug}'; closest: {}",
+            search::closest_slugs(slug, 3).join(", ")
+        ),
+    )
 }
 
 /// `radref_ground`
@@ -477,15 +484,7 @@ fn evaluate_tool(args: &Map<String, Value>) -> ToolResult {
         .iter()
         .position(|s| s.slug == slug)
         .and_then(compiled::logic)
-        .ok_or_else(|| {
-            ApiError::bad_param(
-                "slug",
-                format!(
-                    "no system with slug '{slug}'; closest: {}",
-                    search::closest_slugs(&slug, 3).join(", ")
-                ),
-            )
-        })?;
+        .ok_or_else(|| unknown_slug(&slug))?;
     let mut body = args.clone();
     body.remove("slug");
     let ask = evaluation::from_object(logic, &body, None)?;

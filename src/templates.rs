@@ -174,21 +174,14 @@ impl Template {
     /// flag, use count, last use and user id ([`OWNER_ONLY`]) are left out, and `owned` is
     /// false.
     pub fn to_public_json(&self) -> Value {
-        json!({
-            "owned": false,
-            "id": self.id,
-            "name": self.name,
-            "content": self.content,
-            "content_text": self.content_text,
-            "exam_type": self.exam_type,
-            "modality": self.modality,
-            "category": self.category,
-            "subcategory": self.subcategory,
-            "tags": self.tags,
-            "is_public": self.is_public,
-            "created_at": self.created_at,
-            "updated_at": self.updated_at,
-        })
+        let mut value = self.to_json();
+        if let Some(fields) = value.as_object_mut() {
+            for name in OWNER_ONLY {
+                fields.remove(*name);
+            }
+            fields.insert("owned".to_string(), Value::Bool(false));
+        }
+        value
     }
 
     /// Every normalised phrase that should call this template.
