@@ -102,8 +102,14 @@ impl ContextQuery {
             .unwrap_or_default()
             .into_iter()
             .map(|s| s.trim().to_lowercase())
-            .filter(|s| !s.is_empty())
             .collect();
+        // Each entry must name a system: `systems=` or `a,,b` is a mistake, not "none".
+        if systems.iter().any(String::is_empty) {
+            return Err(ApiError::bad_param(
+                "systems",
+                "'systems' lists an empty slug: give comma-separated slugs, or leave it out",
+            ));
+        }
         if systems.len() > MAX_SYSTEMS {
             return Err(ApiError::bad_param(
                 "systems",

@@ -135,6 +135,11 @@ fn bad_requests_name_the_parameter() {
         ("/api/v1/context?q=nodule&organ=elbow", "organ"),
         (long_q.as_str(), "POST"),
         ("/api/v1/context?systems=no-such-system", "no-such-system"),
+        ("/api/v1/context?systems=&q=", "empty slug"),
+        (
+            "/api/v1/context?q=nodule&systems=fleischner-2017,,acr-ti-rads-2017",
+            "empty slug",
+        ),
     ] {
         let reply = send("GET", path, &auth, None);
         assert_eq!(reply.status, 400, "{path}");
