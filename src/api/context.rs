@@ -69,9 +69,15 @@ fn from_query(request: &Request) -> Result<ContextQuery, ApiError> {
                 .map_err(|_| limit_error(format!("'{v}'")))?,
         ),
     };
-    let systems = request
-        .get("systems")?
-        .map(|s| s.split(',').map(|x| x.trim().to_string()).collect());
+    // An empty scalar parameter counts as absent, but `systems=` is a list with one empty
+    // entry, which the core refuses as the schema does.
+    let systems = match request.get("systems")? {
+        Some(s) => Some(s.split(',').map(|x| x.trim().to_string()).collect()),
+        None if request.query_pairs().iter().any(|(k, _)| k == "systems") => {
+            Some(vec![String::new()])
+        }
+        None => None,
+    };
     let q = request.get("q")?;
     if q.as_ref()
         .is_some_and(|q| q.chars().count() > ctx::MAX_QUERY_CHARS)
