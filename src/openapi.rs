@@ -572,8 +572,8 @@ fn context_operation(op: ContextOp) -> Value {
             "parameters": [
                 q("q", &format!("Finding text or query to ground against (up to {} characters; POST takes longer text).", context::MAX_QUERY_CHARS), json!({ "type": "string", "maxLength": context::MAX_QUERY_CHARS }), false),
                 { "name": "systems", "in": "query", "required": false, "style": "form", "explode": false,
-                  "description": format!("Comma-separated system slugs to include whatever their rank (at most {}).", context::MAX_SYSTEMS),
-                  "schema": { "type": "array", "maxItems": context::MAX_SYSTEMS, "items": { "type": "string", "enum": slugs } } },
+                  "description": format!("Comma-separated system slugs to include whatever their rank (1 to {}; an empty value or entry is refused).", context::MAX_SYSTEMS),
+                  "schema": { "type": "array", "minItems": 1, "maxItems": context::MAX_SYSTEMS, "items": { "type": "string", "enum": slugs } } },
                 q("organ", "Restrict to systems of this organ.", json!({ "type": "string", "enum": organs }), false),
                 q("limit", &format!("Maximum number of ranked systems, 1 to {}.", context::MAX_LIMIT), limit_schema(context::MAX_LIMIT, context::DEFAULT_LIMIT), false),
                 q("format", "json (default) or markdown (md).", json!({ "type": "string", "enum": ["json", "markdown", "md"], "default": "json" }), false),

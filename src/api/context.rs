@@ -69,8 +69,9 @@ fn from_query(request: &Request) -> Result<ContextQuery, ApiError> {
                 .map_err(|_| limit_error(format!("'{v}'")))?,
         ),
     };
-    // An empty scalar parameter counts as absent, but `systems=` is a list with one empty
-    // entry, which the core refuses as the schema does.
+    // An empty scalar parameter counts as absent, but `systems=` is refused: in a query, an
+    // empty list and a list of one empty entry read the same, so the schema asks for at least
+    // one slug (`minItems`), and the core refuses the empty entry.
     let systems = match request.get("systems")? {
         Some(s) => Some(s.split(',').map(|x| x.trim().to_string()).collect()),
         None if request.query_pairs().iter().any(|(k, _)| k == "systems") => {
