@@ -171,12 +171,26 @@ impl RequestHeaders {
     }
 }
 
+/// Headers whose values are credentials: a request's `Debug` names them but never shows them,
+/// so a request in a log line or a panic message leaks no key.
+const SECRET_HEADERS: &[&str] = &["authorization", "x-api-key"];
+
 impl fmt::Debug for RequestHeaders {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let known = READ_HEADERS
             .iter()
             .zip(&self.values)
-            .filter_map(|(name, value)| Some((*name, value.get()?.as_deref()?)));
+            .filter_map(|(name, value)| {
+                let value = value.get()?.as_deref()?;
+                Some((
+                    *name,
+                    if SECRET_HEADERS.contains(name) {
+                        "[redacted]"
+                    } else {
+                        value
+                    },
+                ))
+            });
         f.debug_map().entries(known).finish()
     }
 }
@@ -263,16 +277,23 @@ impl Request {
 #[derive(Clone, Debug)]
 pub struct Response {
     pub status: u16,
-    pub headers: Vec<(String, String)>,
+    /// Names in lower case, each once; a name or value the code spells out costs no copy.
+    pub headers: Vec<(&'static str, Cow<'static, str>)>,
     pub body: Cow<'static, [u8]>,
 }
+
+/// Room for the headers of most answers (content type, caching, CORS, limits), so that
+/// adding them does not grow the list.
+const HEADERS_CAPACITY: usize = 10;
+/// Room for a small JSON answer (health, an error) before its writer has to grow.
+const JSON_BODY_CAPACITY: usize = 512;
 
 impl Response {
     /// An empty response with a status.
     pub fn empty(status: u16) -> Response {
         Response {
             status,
-            headers: Vec::new(),
+            headers: Vec::with_capacity(HEADERS_CAPACITY),
             body: Cow::Borrowed(&[]),
         }
     }
@@ -280,28 +301,49 @@ impl Response {
     /// A JSON response from a serialisable value.
     pub fn json(status: u16, value: &impl serde::Serialize) -> Response {
         // Serialising our own plain data types cannot fail; an empty object is a safe fallback.
-        let body = serde_json::to_vec(value).unwrap_or_else(|_| b"{}".to_vec());
+        let mut body = Vec::with_capacity(JSON_BODY_CAPACITY);
+        if serde_json::to_writer(&mut body, value).is_err() {
+            body = b"{}".to_vec();
+        }
         Response::bytes(status, "application/json; charset=utf-8", body)
     }
 
     /// A response with the given content type and body.
-    pub fn bytes(status: u16, content_type: &str, body: impl Into<Cow<'static, [u8]>>) -> Response {
+    pub fn bytes(
+        status: u16,
+        content_type: impl Into<Cow<'static, str>>,
+        body: impl Into<Cow<'static, [u8]>>,
+    ) -> Response {
         Response {
             status,
-            headers: vec![("content-type".to_string(), content_type.to_string())],
+            headers: {
+                let mut headers = Vec::with_capacity(HEADERS_CAPACITY);
+                headers.push(("content-type", content_type.into()));
+                headers
+            },
             body: body.into(),
         }
     }
 
-    /// Sets a header, replacing any earlier value of the same name.
-    pub fn set_header(&mut self, name: &str, value: impl Into<String>) {
-        let name = name.to_ascii_lowercase();
-        self.headers.retain(|(n, _)| *n != name);
-        self.headers.push((name, value.into()));
+    /// Sets a header, replacing any earlier value of the same name. `name` is lower case.
+    pub fn set_header(&mut self, name: &'static str, value: impl Into<Cow<'static, str>>) {
+        debug_assert!(
+            !name.bytes().any(|b| b.is_ascii_uppercase()),
+            "header names are lower case: {name}"
+        );
+        let value = value.into();
+        match self.headers.iter_mut().find(|(n, _)| *n == name) {
+            Some((_, old)) => *old = value,
+            None => self.headers.push((name, value)),
+        }
     }
 
     /// Sets a header (builder style).
-    pub fn with_header(mut self, name: &str, value: impl Into<String>) -> Response {
+    pub fn with_header(
+        mut self,
+        name: &'static str,
+        value: impl Into<Cow<'static, str>>,
+    ) -> Response {
         self.set_header(name, value);
         self
     }
@@ -311,7 +353,7 @@ impl Response {
         self.headers
             .iter()
             .find(|(n, _)| n.eq_ignore_ascii_case(name))
-            .map(|(_, v)| v.as_str())
+            .map(|(_, v)| v.as_ref())
     }
 }
 
@@ -397,6 +439,24 @@ mod tests {
                 .map(|(_, v)| v.to_string())
         }));
         (request, calls)
+    }
+
+    #[test]
+    fn debug_names_credentials_but_never_shows_them() {
+        let request = Request::new(Method::Get, "/api/v1/context")
+            .with_header("Authorization", "Bearer rr_live_secret")
+            .with_header("X-API-Key", "rr_live_other")
+            .with_header("If-None-Match", "\"abc\"");
+        let shown = format!("{request:?}");
+        assert!(
+            !shown.contains("secret") && !shown.contains("other"),
+            "{shown}"
+        );
+        assert!(shown.contains("authorization") && shown.contains("[redacted]"));
+        assert!(
+            shown.contains("\\\"abc\\\""),
+            "other headers still shown: {shown}"
+        );
     }
 
     #[test]

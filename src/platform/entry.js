@@ -3,15 +3,11 @@
 // worker-build's own entrypoint (the default export of build/index.js) is a WorkerEntrypoint
 // class behind a Proxy, which costs an instance and two proxies per request. Here the runtime
 // calls the wasm exports directly; they are static methods of the `Handlers` class (see
-// src/platform/mod.rs), so only the class itself is reached through worker-build's Proxy,
-// once, when this module loads. The wasm-bindgen glue in build/index.js still restarts the
-// instance after a panic.
+// src/platform/mod.rs), which use no `this`, so they are exported as they are. Only the class
+// itself is reached through worker-build's Proxy, once, when this module loads. The
+// wasm-bindgen glue in build/index.js still restarts the instance after a panic.
 import { Handlers } from "../../build/index.js";
 
 const { fetch, queue, scheduled } = Handlers;
 
-export default {
-  fetch: (request, env, ctx) => fetch(request, env, ctx),
-  queue: (batch, env, ctx) => queue(batch, env, ctx),
-  scheduled: (event, env, ctx) => scheduled(event, env, ctx),
-};
+export default { fetch, queue, scheduled };

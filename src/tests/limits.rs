@@ -37,13 +37,6 @@ fn post(app: &App, s: &Sqlite, path: &str, ip: &str, body: &Value) -> Response {
     block_on(handle(app, s, request))
 }
 
-fn header<'a>(r: &'a Response, name: &str) -> Option<&'a str> {
-    r.headers
-        .iter()
-        .find(|(n, _)| n.eq_ignore_ascii_case(name))
-        .map(|(_, v)| v.as_str())
-}
-
 #[test]
 fn failed_key_checks_are_limited_per_client_address() {
     let app = App::new(Config {
@@ -59,7 +52,7 @@ fn failed_key_checks_are_limited_per_client_address() {
     // Spent: even a good key from that address waits for the window (and is not looked up).
     let refused = get(&app, &s, "/api/v1/templates", "203.0.113.7", Some(GOOD));
     assert_eq!(refused.status, 429);
-    assert!(header(&refused, "retry-after").is_some());
+    assert!(refused.header("retry-after").is_some());
     let refused = get(
         &app,
         &s,
@@ -109,7 +102,7 @@ fn groundings_spend_the_client_budget_by_their_length() {
         &tool_call("radref_ground", json!({ "text": long })),
     );
     assert_eq!(r.status, 200);
-    assert_eq!(header(&r, "x-ratelimit-remaining"), Some("24"));
+    assert_eq!(r.header("x-ratelimit-remaining"), Some("24"));
     // A search is one.
     let r = post(
         &app,
@@ -118,7 +111,7 @@ fn groundings_spend_the_client_budget_by_their_length() {
         "198.51.100.1",
         &tool_call("radref_search", json!({ "query": "tirads" })),
     );
-    assert_eq!(header(&r, "x-ratelimit-remaining"), Some("23"));
+    assert_eq!(r.header("x-ratelimit-remaining"), Some("23"));
     // The keyed HTTP route weighs the same: 16 more.
     let r = post(
         &app,
@@ -128,7 +121,7 @@ fn groundings_spend_the_client_budget_by_their_length() {
         &json!({ "text": long }),
     );
     assert_eq!(r.status, 200, "{}", String::from_utf8_lossy(&r.body));
-    assert_eq!(header(&r, "x-ratelimit-remaining"), Some("7"));
+    assert_eq!(r.header("x-ratelimit-remaining"), Some("7"));
     // 7 left: a third long grounding is refused before it runs, and spends nothing.
     let r = post(
         &app,
@@ -138,7 +131,7 @@ fn groundings_spend_the_client_budget_by_their_length() {
         &tool_call("radref_ground", json!({ "text": long })),
     );
     assert_eq!(r.status, 429);
-    assert!(header(&r, "retry-after").is_some());
+    assert!(r.header("retry-after").is_some());
     // A batch pays for every call in it.
     let batch = json!([
         tool_call("radref_search", json!({ "query": "bosniak" })),
@@ -147,7 +140,7 @@ fn groundings_spend_the_client_budget_by_their_length() {
     let r = post(&app, &s, "/mcp", "198.51.100.1", &batch);
     assert_eq!(r.status, 200);
     assert_eq!(
-        header(&r, "x-ratelimit-remaining"),
+        r.header("x-ratelimit-remaining"),
         Some("2"),
         "the refused one spent only its arrival (6 left); the batch 1 + 3 (2 left)"
     );
