@@ -2145,3 +2145,82 @@ mod quality {
         );
     }
 }
+
+/// The fence around grounding's ranking: every finding text of the query set, ranked over every
+/// system, must give exactly the rankings recorded in `tests/fixtures/context_rankings.json`
+/// (systems, scores, reasons, and what was read from the text). A change of the lexicon, the
+/// cues or the weights that moves any of them shows here as a diff; when the change is meant,
+/// `RADREF_BLESS=1 cargo test --lib rankings_are_the_recorded_ones` records the new rankings
+/// for review in the same commit.
+#[cfg(test)]
+mod fence {
+    use super::*;
+
+    const FIXTURE: &str = "tests/fixtures/context_rankings.json";
+
+    fn ranking(text: &str) -> Value {
+        let query = ContextQuery::new(
+            Some(text.to_string()),
+            None,
+            None,
+            Some(MAX_LIMIT as i64),
+            None,
+            Some(false),
+        )
+        .unwrap();
+        let (finding, selected) = rank(&query);
+        json!({
+            "text": text,
+            "organs": finding.organs,
+            "modalities": finding.modalities,
+            "cues": finding.cues,
+            "ranked": selected.iter().map(|s| json!({
+                "slug": s.system.slug,
+                "score": s.score,
+                "reasons": s.reasons,
+            })).collect::<Vec<_>>(),
+        })
+    }
+
+    #[test]
+    fn rankings_are_the_recorded_ones() {
+        #[derive(Deserialize)]
+        struct Case {
+            text: String,
+        }
+        let cases: Vec<Case> =
+            serde_json::from_str(include_str!("../tests/fixtures/context_queries.json")).unwrap();
+        let mut texts: Vec<String> = cases.into_iter().map(|c| c.text).collect();
+        texts.push(include_str!("../tests/fixtures/long_finding.txt").to_string());
+        let now: Vec<Value> = texts.iter().map(|t| ranking(t)).collect();
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(FIXTURE);
+        if std::env::var_os("RADREF_BLESS").is_some() {
+            let mut body = serde_json::to_string_pretty(&now).unwrap();
+            body.push('\n');
+            std::fs::write(&path, body).unwrap();
+            return;
+        }
+        let recorded: Vec<Value> =
+            serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        assert_eq!(
+            recorded.len(),
+            now.len(),
+            "the recorded set has another size"
+        );
+        let mut changed = Vec::new();
+        for (old, new) in recorded.iter().zip(&now) {
+            if old != new {
+                changed.push(format!(
+                    "{}\n  recorded: {}\n  now:      {}",
+                    new["text"], old, new
+                ));
+            }
+        }
+        assert!(
+            changed.is_empty(),
+            "{} ranking(s) moved:\n{}",
+            changed.len(),
+            changed.join("\n")
+        );
+    }
+}
