@@ -18,6 +18,8 @@ mod corpus {
     pub mod compile;
     #[path = "../src/corpus/evaluate.rs"]
     pub mod evaluate;
+    #[path = "../src/corpus/grounding.rs"]
+    pub mod grounding;
     #[path = "../src/corpus/index.rs"]
     pub mod index;
     #[path = "../src/corpus/load.rs"]
@@ -76,6 +78,10 @@ fn try_main() -> Result<(), String> {
     write(&out.join("index.fst"), &compiled.fst)?;
     write(&out.join("postings.bin"), &compiled.postings)?;
     write(&out.join("corpus_tables.rs"), compiled.tables.as_bytes())?;
+    write(
+        &out.join("knowledge_tables.rs"),
+        compiled.knowledge.as_bytes(),
+    )?;
     write(&out.join("corpus_hash.txt"), compiled.hash.as_bytes())?;
     Ok(())
 }

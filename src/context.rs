@@ -2,11 +2,12 @@
 //!
 //! Given finding text ("8 mm solid nodule in a smoker", a pasted report paragraph), the systems
 //! are ranked by the search index and by what the text says: organs, modalities, sizes and cue
-//! phrases (incidental, screening, cirrhosis, treated, lymphoma, trauma, ...). The cue table
-//! encodes how radiologists choose between systems that overlap (an incidental thyroid nodule on
-//! CT goes to the ACR incidental paper before TI-RADS; a screening LDCT nodule to Lung-RADS
-//! before Fleischner). The result is JSON or a markdown block for an assistant, every line
-//! cited, located and flagged.
+//! phrases. Which words mean what, and how radiologists choose between systems that overlap
+//! (an incidental thyroid nodule on CT goes to the ACR incidental paper before TI-RADS; a
+//! screening nodule to Lung-RADS before Fleischner), is reviewed corpus data
+//! (`corpus/grounding/`, compiled into [`crate::knowledge`]), each cue resting on a cited line;
+//! this module holds the algorithm. The result is JSON or a markdown block for an assistant,
+//! every line cited, located and flagged.
 
 pub mod naming;
 pub mod prefill;
@@ -14,9 +15,10 @@ pub mod prefill;
 use crate::corpus::compile::NOTICE;
 use crate::corpus::compiled::{self, SystemEntry, SYSTEMS};
 use crate::corpus::evaluate::{self as evaluator, Evaluation, Given, Inputs, UnitStatus};
-use crate::corpus::source::{Family, Status};
+use crate::corpus::source::Status;
 use crate::corpus::text;
 use crate::error::ApiError;
+use crate::knowledge::{Words, CUES, LEXICON, RANKING};
 use crate::search;
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
@@ -181,686 +183,6 @@ impl ContextQuery {
     }
 }
 
-/// Organ names as findings write them, mapped to the corpus's organs.
-const ORGAN_WORDS: &[(&str, &str)] = &[
-    ("lung", "lung"),
-    ("lungs", "lung"),
-    ("pulmonary", "lung"),
-    ("ground glass", "lung"),
-    ("groundglass", "lung"),
-    ("subsolid", "lung"),
-    ("part solid", "lung"),
-    ("perifissural", "lung"),
-    ("lobe", "lung"),
-    ("rul", "lung"),
-    ("rml", "lung"),
-    ("rll", "lung"),
-    ("lul", "lung"),
-    ("lll", "lung"),
-    ("lingula", "lung"),
-    ("lingular", "lung"),
-    ("upper lobe", "lung"),
-    ("lower lobe", "lung"),
-    ("middle lobe", "lung"),
-    ("smoker", "lung"),
-    ("nonsmoker", "lung"),
-    ("pack years", "lung"),
-    ("thyroid", "thyroid"),
-    ("liver", "liver"),
-    ("hepatic", "liver"),
-    ("cirrhosis", "liver"),
-    ("cirrhotic", "liver"),
-    ("hcc", "liver"),
-    ("hepatocellular", "liver"),
-    ("kidney", "kidney"),
-    ("renal", "kidney"),
-    ("adrenal", "adrenal"),
-    ("adrenals", "adrenal"),
-    ("pancreas", "pancreas"),
-    ("pancreatic", "pancreas"),
-    ("pancreatitis", "pancreas"),
-    ("ipmn", "pancreas"),
-    ("peripancreatic", "pancreas"),
-    ("ovary", "ovary"),
-    ("ovarian", "ovary"),
-    ("adnexal", "ovary"),
-    ("adnexa", "ovary"),
-    ("breast", "breast"),
-    ("mammogram", "breast"),
-    ("prostate", "prostate"),
-    ("prostatic", "prostate"),
-    ("bladder", "bladder"),
-    ("urothelial", "bladder"),
-    ("gallbladder", "gallbladder"),
-    ("gall bladder", "gallbladder"),
-    ("biliary", "gallbladder"),
-    ("bile duct", "gallbladder"),
-    ("common bile duct", "gallbladder"),
-    ("cbd", "gallbladder"),
-    ("bone", "bone"),
-    ("osseous", "bone"),
-    ("lytic", "bone"),
-    ("skeletal", "bone"),
-    ("femur", "bone"),
-    ("femoral", "bone"),
-    ("humerus", "bone"),
-    ("coronary", "heart"),
-    ("ccta", "heart"),
-    ("rca", "heart"),
-    ("lad", "heart"),
-    ("lcx", "heart"),
-    ("circumflex", "heart"),
-    ("left main", "heart"),
-    ("cardiac", "heart"),
-    ("heart", "heart"),
-    ("colon", "colon"),
-    ("colonic", "colon"),
-    ("colonography", "colon"),
-    ("colorectal", "colon"),
-    ("head and neck", "head and neck"),
-    ("neck", "head and neck"),
-    ("oropharyngeal", "head and neck"),
-    ("laryngeal", "head and neck"),
-    ("oral cavity", "head and neck"),
-    ("lymph node", "lymph nodes"),
-    ("lymph nodes", "lymph nodes"),
-    ("node", "lymph nodes"),
-    ("nodes", "lymph nodes"),
-    ("nodal", "lymph nodes"),
-    ("lymphadenopathy", "lymph nodes"),
-    ("lymphoma", "lymph nodes"),
-    ("spleen", "spleen"),
-    ("splenic", "spleen"),
-    ("aorta", "aorta"),
-    ("aortic", "aorta"),
-    ("aaa", "aorta"),
-    ("iliac", "aorta"),
-    ("pituitary", "pituitary"),
-    ("sella", "pituitary"),
-    ("sellar", "pituitary"),
-    ("spine", "spine"),
-    ("lumbar", "spine"),
-    ("back pain", "spine"),
-    ("sciatica", "spine"),
-    ("radiculopathy", "spine"),
-];
-
-/// Modality words, mapped to the corpus's modality names.
-const MODALITY_WORDS: &[(&str, &str)] = &[
-    ("ct", "CT"),
-    ("ldct", "CT"),
-    ("cta", "CT"),
-    ("ccta", "CT"),
-    ("computed tomography", "CT"),
-    ("ctc", "CT"),
-    ("mri", "MRI"),
-    ("mr", "MRI"),
-    ("magnetic resonance", "MRI"),
-    ("dwi", "MRI"),
-    ("t2", "MRI"),
-    ("ultrasound", "US"),
-    ("us", "US"),
-    ("sonographic", "US"),
-    ("sonography", "US"),
-    ("sonographically", "US"),
-    ("doppler", "US"),
-    ("mammogram", "Mammography"),
-    ("mammography", "Mammography"),
-    ("mammographic", "Mammography"),
-    ("pet", "PET/CT"),
-    ("fdg", "PET/CT"),
-    ("suv", "PET/CT"),
-    ("radiograph", "XR"),
-    ("x ray", "XR"),
-];
-
-/// What a cue phrase does to a system's score.
-enum Target {
-    Slug(&'static str),
-    Family(Family),
-}
-
-/// A cue: when any phrase occurs (and the organ condition holds), multiply the targets.
-struct Cue {
-    name: &'static str,
-    phrases: &'static [&'static str],
-    /// Only when the finding concerns this organ (or no organ is stated, when `None`).
-    organ: Option<&'static str>,
-    effects: &'static [(Target, f64)],
-}
-
-use Target::{Family as Fam, Slug};
-
-/// How findings choose between systems. Factors above 1 favour, below 1 disfavour.
-const CUES: &[Cue] = &[
-    Cue {
-        name: "screening",
-        phrases: &[
-            "screening",
-            "ldct",
-            "low dose",
-            "lung cancer screening",
-            "annual screening",
-        ],
-        organ: None,
-        effects: &[
-            (Slug("acr-lung-rads-v2022"), 4.0),
-            (Slug("fleischner-2017"), 0.3),
-            (Slug("bts-pulmonary-nodules-2015"), 0.6),
-        ],
-    },
-    Cue {
-        name: "incidental",
-        phrases: &[
-            "incidental",
-            "incidentally",
-            "incidentaloma",
-            "incidentalomas",
-        ],
-        organ: None,
-        effects: &[
-            (Fam(Family::Incidental), 2.0),
-            (Slug("fleischner-2017"), 2.0),
-            (Slug("ese-adrenal-incidentaloma-2023"), 1.6),
-            (Slug("acr-lung-rads-v2022"), 0.4),
-        ],
-    },
-    Cue {
-        name: "lung nodule outside screening",
-        phrases: &[
-            "nodule",
-            "nodules",
-            "ground glass",
-            "part solid",
-            "subsolid",
-            "solid",
-        ],
-        organ: Some("lung"),
-        effects: &[
-            (Slug("fleischner-2017"), 1.6),
-            (Slug("bts-pulmonary-nodules-2015"), 1.2),
-        ],
-    },
-    Cue {
-        name: "BTS risk models",
-        phrases: &[
-            "brock",
-            "herder",
-            "british thoracic",
-            "bts",
-            "volume doubling",
-            "volumetry",
-        ],
-        organ: None,
-        effects: &[(Slug("bts-pulmonary-nodules-2015"), 4.0)],
-    },
-    Cue {
-        name: "HCC risk",
-        phrases: &[
-            "cirrhosis",
-            "cirrhotic",
-            "hepatitis b",
-            "hbv",
-            "chronic hepatitis",
-            "hcc",
-            "hepatocellular",
-            "arterial phase hyperenhancement",
-            "aphe",
-            "washout appearance",
-            "capsule",
-        ],
-        organ: Some("liver"),
-        effects: &[
-            (Slug("acr-li-rads-ct-mri-v2018"), 3.0),
-            (Slug("acr-if-liver-2017"), 0.5),
-        ],
-    },
-    Cue {
-        name: "treated liver observation",
-        phrases: &[
-            "treated",
-            "treatment response",
-            "after ablation",
-            "ablation",
-            "ablated",
-            "tace",
-            "chemoembolization",
-            "radioembolization",
-            "y90",
-            "sbrt",
-            "locoregional",
-            "post treatment",
-            "posttreatment",
-        ],
-        organ: Some("liver"),
-        effects: &[
-            (Slug("acr-li-rads-ct-mri-tra-v2024"), 5.0),
-            (Slug("acr-li-rads-ct-mri-v2018"), 0.6),
-        ],
-    },
-    Cue {
-        name: "liver surveillance ultrasound",
-        phrases: &[
-            "surveillance",
-            "visualization score",
-            "us 3",
-            "us 2",
-            "screening ultrasound",
-        ],
-        organ: Some("liver"),
-        effects: &[(Slug("acr-li-rads-us-surveillance-v2024"), 4.0)],
-    },
-    Cue {
-        name: "lymphoma",
-        phrases: &[
-            "lymphoma",
-            "hodgkin",
-            "dlbcl",
-            "deauville",
-            "metabolic response",
-        ],
-        organ: None,
-        effects: &[
-            (Slug("lugano-2014"), 6.0),
-            (Slug("node-rads-1-0-2021"), 0.4),
-            (Slug("recist-1-1"), 0.5),
-        ],
-    },
-    Cue {
-        name: "tumour response",
-        phrases: &[
-            "recist",
-            "target lesion",
-            "target lesions",
-            "sum of diameters",
-            "nadir",
-            "response assessment",
-            "baseline scan",
-            "new lesions",
-            "metastatic",
-            "metastases",
-        ],
-        organ: None,
-        effects: &[(Slug("recist-1-1"), 4.0)],
-    },
-    Cue {
-        name: "trauma",
-        phrases: &[
-            "trauma",
-            "laceration",
-            "lacerations",
-            "blunt",
-            "injury",
-            "injured",
-            "shattered",
-            "contusion",
-            "active extravasation",
-            "devascularization",
-        ],
-        organ: None,
-        effects: &[(Slug("aast-ois-2018"), 6.0)],
-    },
-    Cue {
-        name: "acute pancreatitis",
-        phrases: &[
-            "pancreatitis",
-            "necrosis",
-            "necrotizing",
-            "necrotising",
-            "walled off",
-            "pseudocyst",
-            "peripancreatic",
-            "fluid collection",
-            "collection",
-        ],
-        organ: Some("pancreas"),
-        effects: &[
-            (Slug("atlanta-acute-pancreatitis-2012"), 4.0),
-            (Slug("acr-ac-acute-pancreatitis-2019"), 2.0),
-            (Slug("kyoto-ipmn-2024"), 0.4),
-            (Slug("acr-if-pancreatic-cyst-2017"), 0.5),
-        ],
-    },
-    Cue {
-        name: "pancreatic cyst or IPMN",
-        phrases: &[
-            "ipmn",
-            "branch duct",
-            "main duct",
-            "mucinous",
-            "mural nodule",
-            "worrisome",
-            "high risk stigmata",
-            "cyst",
-            "cystic lesion",
-        ],
-        organ: Some("pancreas"),
-        effects: &[
-            (Slug("kyoto-ipmn-2024"), 2.5),
-            (Slug("acr-if-pancreatic-cyst-2017"), 2.0),
-        ],
-    },
-    Cue {
-        name: "gallbladder polyp",
-        phrases: &["polyp", "polyps", "polypoid"],
-        organ: Some("gallbladder"),
-        effects: &[
-            (Slug("sru-gallbladder-polyps-2022"), 3.0),
-            (Slug("acr-if-gallbladder-biliary-2013"), 1.5),
-            (Slug("acr-c-rads-v2023"), 0.2),
-        ],
-    },
-    Cue {
-        name: "bile duct or gallbladder wall",
-        phrases: &[
-            "bile duct",
-            "cbd",
-            "duct dilatation",
-            "dilated duct",
-            "biliary dilatation",
-            "wall thickening",
-            "porcelain",
-        ],
-        organ: Some("gallbladder"),
-        effects: &[(Slug("acr-if-gallbladder-biliary-2013"), 3.0)],
-    },
-    Cue {
-        name: "aneurysm",
-        phrases: &[
-            "aneurysm",
-            "aneurysmal",
-            "aaa",
-            "ectatic",
-            "ectasia",
-            "dilated aorta",
-            "penetrating ulcer",
-        ],
-        organ: None,
-        effects: &[(Slug("acr-if-vascular-2013"), 5.0)],
-    },
-    Cue {
-        name: "coronary CTA",
-        phrases: &[
-            "coronary",
-            "stenosis",
-            "plaque",
-            "calcium score",
-            "cac",
-            "cta",
-            "cad",
-            "ffr",
-        ],
-        organ: Some("heart"),
-        effects: &[(Slug("cad-rads-2-0-2022"), 4.0)],
-    },
-    Cue {
-        name: "CT colonography",
-        phrases: &[
-            "colonography",
-            "ctc",
-            "polyp",
-            "polyps",
-            "sessile",
-            "extracolonic",
-        ],
-        organ: Some("colon"),
-        effects: &[
-            (Slug("acr-c-rads-v2023"), 4.0),
-            (Slug("sru-gallbladder-polyps-2022"), 0.2),
-        ],
-    },
-    Cue {
-        name: "post-treatment head and neck",
-        phrases: &[
-            "post treatment",
-            "posttreatment",
-            "chemoradiation",
-            "after radiation",
-            "surveillance",
-            "recurrence",
-            "treated",
-            "squamous cell",
-        ],
-        organ: Some("head and neck"),
-        effects: &[(Slug("acr-ni-rads-ct-petct-2018"), 4.0)],
-    },
-    Cue {
-        name: "bladder cancer staging",
-        phrases: &[
-            "bladder cancer",
-            "bladder tumor",
-            "bladder tumour",
-            "muscle invasion",
-            "muscle invasive",
-            "detrusor",
-            "muscularis propria",
-            "stalk",
-        ],
-        organ: Some("bladder"),
-        effects: &[(Slug("vi-rads-2018"), 4.0)],
-    },
-    Cue {
-        name: "lymph node assessment",
-        phrases: &[
-            "lymph node",
-            "lymph nodes",
-            "node",
-            "nodes",
-            "nodal",
-            "lymphadenopathy",
-            "fatty hilum",
-            "short axis",
-        ],
-        organ: None,
-        effects: &[(Slug("node-rads-1-0-2021"), 2.5)],
-    },
-    Cue {
-        name: "bone lesion",
-        phrases: &[
-            "bone lesion",
-            "lytic",
-            "sclerotic",
-            "lucent",
-            "osseous lesion",
-            "enchondroma",
-            "periosteal",
-            "endosteal",
-        ],
-        organ: Some("bone"),
-        effects: &[(Slug("ssr-bone-rads-2022"), 4.0)],
-    },
-    Cue {
-        name: "low back pain",
-        phrases: &[
-            "back pain",
-            "low back",
-            "lumbar",
-            "radiculopathy",
-            "sciatica",
-            "cauda equina",
-        ],
-        organ: None,
-        effects: &[(Slug("acr-ac-low-back-pain-2021"), 5.0)],
-    },
-    Cue {
-        name: "choice of imaging",
-        phrases: &[
-            "which imaging",
-            "best imaging",
-            "appropriate imaging",
-            "imaging choice",
-            "initial imaging",
-            "what imaging",
-            "appropriateness",
-        ],
-        organ: None,
-        effects: &[(Fam(Family::Appropriateness), 3.0)],
-    },
-    Cue {
-        name: "adrenal attenuation and washout",
-        phrases: &[
-            "washout",
-            "hu",
-            "hounsfield",
-            "attenuation",
-            "unenhanced",
-            "lipid rich",
-            "chemical shift",
-        ],
-        organ: Some("adrenal"),
-        effects: &[(Slug("acr-if-adrenal-2017"), 1.8)],
-    },
-    Cue {
-        name: "adrenal hormonal work-up",
-        phrases: &[
-            "cortisol",
-            "dexamethasone",
-            "hormonal",
-            "pheochromocytoma",
-            "phaeochromocytoma",
-            "aldosterone",
-            "endocrine",
-            "cushing",
-        ],
-        organ: Some("adrenal"),
-        effects: &[(Slug("ese-adrenal-incidentaloma-2023"), 3.0)],
-    },
-    Cue {
-        name: "thyroid nodule on ultrasound",
-        phrases: &[
-            "ultrasound",
-            "sonographic",
-            "sonography",
-            "us",
-            "echogenic",
-            "hypoechoic",
-            "taller than wide",
-            "spongiform",
-            "echogenicity",
-        ],
-        organ: Some("thyroid"),
-        effects: &[
-            (Slug("acr-ti-rads-2017"), 2.0),
-            (Slug("eu-tirads-2017"), 1.4),
-            (Slug("k-tirads-2021"), 1.4),
-            (Slug("acr-if-thyroid-2015"), 0.5),
-        ],
-    },
-    Cue {
-        name: "thyroid nodule on CT, MRI or PET",
-        phrases: &[
-            "ct",
-            "mri",
-            "mr",
-            "pet",
-            "incidental",
-            "incidentally",
-            "chest ct",
-            "neck ct",
-        ],
-        organ: Some("thyroid"),
-        effects: &[(Slug("acr-if-thyroid-2015"), 3.0)],
-    },
-    Cue {
-        name: "European thyroid system",
-        phrases: &["eu tirads", "eutirads", "european"],
-        organ: None,
-        effects: &[(Slug("eu-tirads-2017"), 4.0)],
-    },
-    Cue {
-        name: "Korean thyroid system",
-        phrases: &["k tirads", "ktirads", "korean"],
-        organ: None,
-        effects: &[(Slug("k-tirads-2021"), 4.0)],
-    },
-    Cue {
-        name: "adnexal lesion on MRI",
-        phrases: &["mri", "mr", "dwi", "time intensity", "t2 dark"],
-        organ: Some("ovary"),
-        effects: &[
-            (Slug("acr-o-rads-mri-2022"), 3.0),
-            (Slug("acr-o-rads-us-v2022"), 0.6),
-        ],
-    },
-    Cue {
-        name: "adnexal lesion on ultrasound",
-        phrases: &[
-            "ultrasound",
-            "us",
-            "sonographic",
-            "color score",
-            "colour score",
-            "unilocular",
-            "multilocular",
-            "transvaginal",
-        ],
-        organ: Some("ovary"),
-        effects: &[
-            (Slug("acr-o-rads-us-v2022"), 2.5),
-            (Slug("sru-adnexal-cysts-2010"), 1.5),
-        ],
-    },
-    Cue {
-        name: "complex adnexal lesion",
-        phrases: &[
-            "solid component",
-            "solid",
-            "multilocular",
-            "papillary",
-            "papillary projection",
-            "mural nodule",
-            "septations",
-        ],
-        organ: Some("ovary"),
-        effects: &[
-            (Slug("acr-o-rads-us-v2022"), 1.5),
-            (Slug("sru-adnexal-cysts-2010"), 0.5),
-        ],
-    },
-    Cue {
-        name: "renal cystic mass",
-        phrases: &[
-            "cystic",
-            "cyst",
-            "septa",
-            "septation",
-            "septations",
-            "bosniak",
-        ],
-        organ: Some("kidney"),
-        effects: &[(Slug("bosniak-v2019"), 2.0)],
-    },
-    Cue {
-        name: "incidental renal mass",
-        phrases: &[
-            "incidental",
-            "solid",
-            "mass",
-            "fat",
-            "angiomyolipoma",
-            "too small to characterize",
-            "too small to characterise",
-        ],
-        organ: Some("kidney"),
-        effects: &[(Slug("acr-if-renal-2018"), 1.8)],
-    },
-    Cue {
-        name: "prostate MRI",
-        phrases: &[
-            "psa",
-            "peripheral zone",
-            "transition zone",
-            "dwi",
-            "adc",
-            "dce",
-            "prostate mri",
-            "biopsy naive",
-        ],
-        organ: Some("prostate"),
-        effects: &[(Slug("pi-rads-v2-1-2019"), 2.0)],
-    },
-];
-
 /// What the finding text says, as far as ranking needs it.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Finding {
@@ -881,21 +203,25 @@ fn has_phrase(folded: &str, phrase: &str) -> bool {
     folded.contains(&needle)
 }
 
-/// Reads organs, modalities, sizes, age and cues from a finding.
+/// Reads organs, modalities, sizes, age and cues from a finding, with the corpus's lexicon
+/// and cues.
 pub fn read_finding(text: &str) -> Finding {
     let words = text::words(text);
     let folded = format!(" {} ", words.join(" "));
     let mut finding = Finding::default();
-    for (phrase, organ) in ORGAN_WORDS {
-        if has_phrase(&folded, phrase) && !finding.organs.contains(organ) {
-            finding.organs.push(organ);
-        }
-    }
-    for (phrase, modality) in MODALITY_WORDS {
-        if has_phrase(&folded, phrase) && !finding.modalities.contains(modality) {
-            finding.modalities.push(modality);
-        }
-    }
+    let stated = |group: &Words| group.phrases.iter().any(|p| has_phrase(&folded, p));
+    finding.organs = LEXICON
+        .organs
+        .iter()
+        .filter(|o| stated(o))
+        .map(|o| o.name)
+        .collect();
+    finding.modalities = LEXICON
+        .modalities
+        .iter()
+        .filter(|m| stated(m))
+        .map(|m| m.name)
+        .collect();
     let (sizes, age) = prefill::sizes_and_age(&words);
     finding.sizes_mm = sizes.iter().map(|s| s.mm).collect();
     finding.age_years = age;
@@ -945,7 +271,7 @@ pub fn rank_with_withheld(query: &ContextQuery) -> (Finding, Vec<Selected>, Vec<
     let hits = if query.text.trim().is_empty() {
         Vec::new()
     } else {
-        search::search(&query.text, 400)
+        search::search(&query.text, RANKING.search_hits)
     };
     // Search relevance per system: its best document, plus a share of its matched outcomes.
     let mut base: BTreeMap<usize, (f64, f64, Vec<String>)> = BTreeMap::new();
@@ -954,7 +280,7 @@ pub fn rank_with_withheld(query: &ContextQuery) -> (Finding, Vec<Selected>, Vec<
     // each hit gives its reasons again, and looking each one up in the list walked the list.
     let mut listed: HashSet<(usize, &str)> = HashSet::new();
     for (rank, hit) in hits.iter().enumerate() {
-        if let (Some(code), true) = (hit.code, rank < 200) {
+        if let (Some(code), true) = (hit.code, rank < RANKING.code_hits) {
             codes.entry(hit.slug).or_default().push(code);
         }
         let index = SYSTEMS.iter().position(|s| s.slug == hit.slug).unwrap_or(0);
@@ -962,7 +288,7 @@ pub fn rank_with_withheld(query: &ContextQuery) -> (Finding, Vec<Selected>, Vec<
         if hit.kind == "system" {
             entry.0 = entry.0.max(hit.score);
         } else {
-            entry.1 += hit.score * 0.3;
+            entry.1 += hit.score * RANKING.outcome_share;
         }
         for reason in &hit.why {
             if listed.insert((index, reason.matched.as_str())) {
@@ -983,7 +309,7 @@ pub fn rank_with_withheld(query: &ContextQuery) -> (Finding, Vec<Selected>, Vec<
             }
         }
         let (best, outcomes, matched) = base.get(&index).cloned().unwrap_or_default();
-        let mut score = best + outcomes.min(best.max(10.0));
+        let mut score = best + outcomes.min(best.max(RANKING.outcome_floor));
         let mut reasons = Vec::new();
         let organ_match: Vec<&str> = finding
             .organs
@@ -992,10 +318,10 @@ pub fn rank_with_withheld(query: &ContextQuery) -> (Finding, Vec<Selected>, Vec<
             .filter(|o| system.organs.contains(o))
             .collect();
         if !organ_match.is_empty() {
-            score = (score + 10.0) * 2.0;
+            score = (score + RANKING.organ_bonus) * RANKING.organ_factor;
             reasons.push(format!("organ: {}", organ_match.join(", ")));
-        } else if !finding.organs.is_empty() && !system.organs.contains(&"multi-organ") {
-            score *= 0.25;
+        } else if !finding.organs.is_empty() && !system.organs.contains(&RANKING.any_organ) {
+            score *= RANKING.other_organ_factor;
         }
         if !finding.modalities.is_empty() {
             let stated: Vec<&str> = finding
@@ -1005,21 +331,17 @@ pub fn rank_with_withheld(query: &ContextQuery) -> (Finding, Vec<Selected>, Vec<
                 .filter(|m| system.modalities.contains(m))
                 .collect();
             if stated.is_empty() {
-                score *= 0.6;
+                score *= RANKING.other_modality_factor;
             } else {
-                score *= 1.3;
+                score *= RANKING.modality_factor;
                 reasons.push(format!("modality: {}", stated.join(", ")));
             }
         }
         for cue in CUES.iter().filter(|c| finding.cues.contains(&c.name)) {
-            for (target, factor) in cue.effects {
-                let applies = match target {
-                    Slug(slug) => *slug == system.slug,
-                    Fam(family) => *family == system.family,
-                };
-                if applies {
-                    score *= factor;
-                    if *factor > 1.0 {
+            for effect in cue.effects {
+                if effect.systems.contains(&(index as u16)) {
+                    score *= effect.factor;
+                    if effect.factor > 1.0 {
                         reasons.push(format!("cue: {}", cue.name));
                     }
                 }

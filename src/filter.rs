@@ -8,6 +8,7 @@ use crate::corpus::compiled::{self, SystemEntry, SYSTEMS};
 use crate::corpus::source::{Family, Status, MODALITIES};
 use crate::error::ApiError;
 use crate::input::{is_blank, one_of, Params, Refusal};
+use crate::knowledge::LEXICON;
 use crate::search;
 use serde_json::json;
 
@@ -25,30 +26,11 @@ pub fn query_text(request: &impl Params) -> Result<Option<String>, ApiError> {
     Ok(q)
 }
 
-/// Every spelling the `modality` filter accepts (compared case-insensitively), with the
-/// interface's name it stands for. The OpenAPI document lists the same spellings.
-pub const MODALITY_SPELLINGS: &[(&str, &str)] = &[
-    ("CT", "CT"),
-    ("MRI", "MRI"),
-    ("US", "US"),
-    ("Mammography", "Mammography"),
-    ("PET/CT", "PET/CT"),
-    ("XR", "XR"),
-    ("MR", "MRI"),
-    ("ultrasound", "US"),
-    ("sonography", "US"),
-    ("mammo", "Mammography"),
-    ("MG", "Mammography"),
-    ("PET", "PET/CT"),
-    ("PET-CT", "PET/CT"),
-    ("x-ray", "XR"),
-    ("radiography", "XR"),
-];
-
 /// Maps a modality as users write it to the interface's name.
 pub fn modality(value: &str) -> Option<&'static str> {
     let v = value.trim();
-    MODALITY_SPELLINGS
+    LEXICON
+        .modality_spellings
         .iter()
         .find(|(spelling, _)| spelling.eq_ignore_ascii_case(v))
         .map(|(_, name)| *name)
@@ -156,7 +138,7 @@ mod tests {
         assert_eq!(modality(" Ultrasound "), Some("US"));
         assert_eq!(modality("pet/ct"), Some("PET/CT"));
         assert_eq!(modality("SPECT"), None);
-        for (spelling, name) in MODALITY_SPELLINGS {
+        for (spelling, name) in LEXICON.modality_spellings {
             assert_eq!(modality(spelling), Some(*name));
         }
     }

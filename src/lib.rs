@@ -6,6 +6,7 @@
 //! tests call directly. The house, from the top floor down:
 //!
 //! - [`app`]: the dispatcher; [`api`]: the handlers, one module per feature;
+//! - [`knowledge`]: the grounding knowledge compiled from `corpus/grounding/`;
 //! - the features' rules: [`templates`], [`webhooks`], [`context`], [`mcp`], [`filter`],
 //!   [`search`], [`evaluation`], [`openapi`], [`html`], [`corpus`];
 //! - the shared floor: [`auth`], [`call`], [`routes`] (the endpoint table), [`services`] (the
@@ -33,6 +34,7 @@ pub mod host;
 pub mod html;
 pub mod http;
 pub mod input;
+pub mod knowledge;
 pub mod mcp;
 pub mod openapi;
 pub mod ratelimit;

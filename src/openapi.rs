@@ -6,7 +6,9 @@
 //! documented does not compile. Every limit in a schema is the constant the code enforces.
 
 use crate::context;
-use crate::corpus::compiled::SYSTEMS;
+use crate::corpus::compiled::{self, SYSTEMS};
+use crate::corpus::evaluate::evaluate_link;
+use crate::corpus::source::Status;
 use crate::error::ErrorFormat;
 use crate::input::{MAX_OFFSET, MAX_PAGE};
 use crate::mcp;
@@ -437,7 +439,8 @@ fn service_operation(op: ServiceOp) -> Value {
 
 fn corpus_operation(op: CorpusOp) -> Value {
     // Every accepted spelling, and the empty value a form sends for "any".
-    let modalities: Vec<&str> = crate::filter::MODALITY_SPELLINGS
+    let modalities: Vec<&str> = crate::knowledge::LEXICON
+        .modality_spellings
         .iter()
         .map(|(spelling, _)| *spelling)
         .chain([""])
@@ -460,7 +463,7 @@ fn corpus_operation(op: CorpusOp) -> Value {
             "meta": { "type": "object", "required": ["total"], "properties": { "total": { "type": "integer" }, "filters": { "type": "object" } } },
             "notice": { "type": "string" } } }))),
         CorpusOp::GetSystem => json!({
-            "parameters": [ { "name": "id", "in": "path", "required": true, "description": "The system's stable slug.", "schema": { "type": "string" }, "example": "fleischner-2017" } ],
+            "parameters": [ { "name": "id", "in": "path", "required": true, "description": "The system's stable slug.", "schema": { "type": "string" }, "example": example_evaluation().0 } ],
             "responses": {
                 "200": ok("The system.", json!({ "$ref": "#/components/schemas/SystemDetail" })),
                 "304": { "$ref": "#/components/responses/NotModified" },
@@ -504,9 +507,32 @@ fn unit_ids() -> Vec<String> {
     ids
 }
 
+/// The document's example of an evaluation, taken from the corpus so it always evaluates: the
+/// first example of the first current system that has one, as its slug, its inputs and the
+/// GET link that evaluates them.
+fn example_evaluation() -> (&'static str, &'static Map<String, Value>, String) {
+    SYSTEMS
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| s.status == Status::Current)
+        .find_map(|(i, s)| {
+            let logic = compiled::logic(i)?;
+            let example = logic
+                .decision_units
+                .iter()
+                .flat_map(|u| &u.examples)
+                .next()?;
+            let given = logic.model().inputs_from_json(&example.inputs).ok()?;
+            let link = evaluate_link(s.slug, logic.model(), &given, None);
+            Some((s.slug, &example.inputs, link))
+        })
+        .expect("the corpus has a current system with an example (the build checks examples)")
+}
+
 /// `GET|POST /api/v1/systems/{id}/evaluate`.
 fn evaluate_operation(post: bool) -> Value {
-    let id = json!({ "name": "id", "in": "path", "required": true, "description": "The system's stable slug (e.g. acr-ti-rads-2017).", "schema": { "type": "string" } });
+    let (slug, inputs, link) = example_evaluation();
+    let id = json!({ "name": "id", "in": "path", "required": true, "description": format!("The system's stable slug (e.g. {slug})."), "schema": { "type": "string" } });
     let format = q(
         "format",
         "json (default) or markdown: one compact cited block for an assistant.",
@@ -547,7 +573,7 @@ fn evaluate_operation(post: bool) -> Value {
                     "units": { "type": "array", "items": { "type": "string", "enum": units } },
                     "format": { "type": "string", "enum": ["json", "markdown"] }
                 }
-            }), Some(json!({ "inputs": { "composition": "solid", "echogenicity": "hypoechoic", "shape": "wider_than_tall", "margin": "smooth", "echogenic_foci": ["none_or_large_comet_tail"], "max_diameter_mm": 12 } }))),
+            }), Some(json!({ "inputs": inputs }))),
             "responses": responses
         })
     } else {
@@ -555,7 +581,7 @@ fn evaluate_operation(post: bool) -> Value {
         let mut units_any: Vec<Value> = units.into_iter().map(Value::String).collect();
         units_any.push(json!(""));
         json!({
-            "description": "Every query parameter other than format and units is an input of the system, by its id (see its `inputs` in GET /api/v1/systems/{id}): an enum value, a number, true/false (or 1/0), or a multi input's values comma-separated (one value is a one-element list; an empty value means none chosen). For example /api/v1/systems/acr-ti-rads-2017/evaluate?composition=solid&echogenicity=hypoechoic&shape=wider_than_tall&margin=smooth&echogenic_foci=none_or_large_comet_tail&max_diameter_mm=12. The URL holds every input, so the answer is cacheable and shareable.",
+            "description": format!("Every query parameter other than format and units is an input of the system, by its id (see its `inputs` in GET /api/v1/systems/{{id}}): an enum value, a number, true/false (or 1/0), or a multi input's values comma-separated (one value is a one-element list; an empty value means none chosen). For example {link}. The URL holds every input, so the answer is cacheable and shareable."),
             "parameters": [id, format,
                 q("units", "Comma-separated decision unit ids: evaluate only these and the units they depend on.", json!({ "type": "string", "enum": units_any }), false)],
             "responses": responses

@@ -1,12 +1,13 @@
 //! `corpus-check [DIR]`: validates a corpus directory (default `corpus/`) without building the
 //! worker (examples evaluated, unreachable rules refused, as `build.rs` does), prints every
 //! problem as `corpus/<file> at <JSON path>: <reason>`, and on success the figures of the
-//! compiled corpus and the units too large for the search for unreachable rules. Exits 1 when
+//! compiled corpus, the units too large for the search for unreachable rules, and what the
+//! grounding knowledge reaches (systems no cue names, organs without words). Exits 1 when
 //! there are problems.
 //!
 //! Run it with `make corpus-check` or `cargo run --features tools --bin corpus-check -- DIR`.
 
-use radref::corpus::{check, compile, load, validate};
+use radref::corpus::{check, compile, grounding, load, validate};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -93,6 +94,29 @@ fn main() -> ExitCode {
                     )
                 }
             );
+            if let Some(g) = &sources.grounding {
+                let c = grounding::coverage(g, &sources.systems);
+                let list = |v: &[String]| {
+                    if v.is_empty() {
+                        "none".to_string()
+                    } else {
+                        v.join(", ")
+                    }
+                };
+                println!(
+                    "grounding knowledge: {} organs ({} phrases), {} modalities, {} cues; \
+                     systems no cue names by system or lineage ({}): {}; of those, reached only \
+                     by a family-wide cue: {}; organs without lexicon words: {}",
+                    g.lexicon.organs.len(),
+                    c.organ_phrases,
+                    g.lexicon.modalities.len(),
+                    c.cues,
+                    c.without_cue.len(),
+                    list(&c.without_cue),
+                    list(&c.family_only),
+                    list(&c.organs_without_words),
+                );
+            }
             ExitCode::SUCCESS
         }
         Err(e) => {

@@ -4,6 +4,8 @@
 //!
 //! Reading is deliberately conservative: a value is filled only when the text leaves no doubt
 //! which input it belongs to. Otherwise the input stays empty and the evaluator asks for it.
+//! The words it relies on (measured nouns, lesion nouns, measure words, clause breaks,
+//! negations, generic values, age words) are the corpus's lexicon (`corpus/grounding/`).
 //!
 //! - **Sizes.** Each size ("8 mm", "1.5cm") is tied to the thing it measures, the nearest
 //!   measured noun after it ("8 mm solid *nodule*", "4 mm solid *component*") or else before it
@@ -27,6 +29,7 @@ use crate::corpus::compiled::Logic;
 use crate::corpus::evaluate::{Given, Inputs};
 use crate::corpus::source::{Input, InputType};
 use crate::corpus::text;
+use crate::knowledge::LEXICON;
 
 /// A size stated in the finding.
 #[derive(Clone, Debug, PartialEq)]
@@ -64,92 +67,15 @@ pub fn sizes_and_age(words: &[String]) -> (Vec<SizeMention>, Option<f64>) {
                 at: i,
                 end,
             }),
-            Some("year") | Some("years") | Some("yo") | Some("y") => age = Some(value),
+            Some(word) if LEXICON.age_words.contains(&word) => age = Some(value),
             _ => {}
         }
     }
     (sizes, age)
 }
 
-/// Nouns a size may measure, as findings write them, with the noun they stand for.
-const MEASURED: &[(&str, &str)] = &[
-    ("nodule", "nodule"),
-    ("nodules", "nodule"),
-    ("component", "component"),
-    ("cyst", "cyst"),
-    ("cysts", "cyst"),
-    ("mass", "mass"),
-    ("masses", "mass"),
-    ("lesion", "lesion"),
-    ("lesions", "lesion"),
-    ("observation", "observation"),
-    ("observations", "observation"),
-    ("polyp", "polyp"),
-    ("polyps", "polyp"),
-    ("tumor", "mass"),
-    ("tumour", "mass"),
-    ("duct", "duct"),
-    ("mpd", "duct"),
-    // A pancreatic cyst by its likely nature: "branch-duct IPMN 25 mm" measures the cyst.
-    ("ipmn", "cyst"),
-    ("cbd", "duct"),
-    ("node", "node"),
-    ("nodes", "node"),
-    ("septum", "septum"),
-    ("septa", "septum"),
-    ("septation", "septum"),
-    ("wall", "wall"),
-    ("axis", "axis"),
-    ("aneurysm", "aneurysm"),
-    ("aorta", "aorta"),
-    ("aortic", "aorta"),
-    ("hematoma", "hematoma"),
-    ("haematoma", "hematoma"),
-    ("laceration", "laceration"),
-];
-
-/// Nouns for a lesion as a whole: a size measuring one of them (or nothing named) may fill the
-/// single length input of a system about such a lesion.
-const LESION_LIKE: &[&str] = &["nodule", "cyst", "mass", "lesion", "observation", "polyp"];
-
-/// Words of an input label that say how a length is taken, not what is measured.
-const MEASURE_WORDS: &[&str] = &[
-    "size", "diameter", "maximum", "largest", "mean", "average", "total", "longest", "thickest",
-    "of", "the", "a", "an", "or", "and", "at", "in", "any", "plane", "that", "is",
-];
-
-/// Words a size's measured noun is not looked for past: "25 mm with MPD 6 mm" does not
-/// measure the duct.
-const CLAUSE_BREAKS: &[&str] = &[
-    "with", "and", "or", "but", "in", "on", "at", "from", "to", "than", "after", "within",
-    "without", "along", "near",
-];
-
-/// Words that negate the value phrase right after them.
-const NEGATIONS: &[&str] = &["no", "not", "without", "non", "absent"];
-
-/// Value phrases too generic to read from free text.
-const GENERIC_VALUES: &[&str] = &[
-    "other",
-    "none",
-    "none of these",
-    "neither",
-    "present",
-    "absent",
-    "stable",
-    "growing",
-    "new",
-    "indeterminate",
-    "cannot be determined",
-    "unknown",
-    "normal",
-    "positive",
-    "negative",
-    "complete",
-];
-
 fn measured(word: &str) -> Option<&'static str> {
-    MEASURED.iter().find(|(w, _)| *w == word).map(|(_, n)| *n)
+    LEXICON.measured(word)
 }
 
 /// A length input (mm or cm) as sizes are matched to it.
@@ -191,7 +117,7 @@ impl<'a> LengthInput<'a> {
             .split(|c: char| c.is_whitespace() || c == '(' || c == ')' || c == ',')
             .map(text::words)
             .filter(|q| !q.is_empty())
-            .filter(|q| !(q.len() == 1 && MEASURE_WORDS.contains(&q[0].as_str())))
+            .filter(|q| !(q.len() == 1 && LEXICON.measure_words.contains(&q[0].as_str())))
             .filter(|q| !(q.len() == 1 && measured(&q[0]).is_some_and(|n| Some(n) == head)))
             .collect();
         LengthInput {
@@ -248,7 +174,7 @@ fn measures(words: &[String], size: &SizeMention) -> (Option<&'static str>, Vec<
     let after = &words[size.end.min(words.len())..(size.end + 4).min(words.len())];
     let mut near = Vec::new();
     for w in after {
-        if is_number(w) || CLAUSE_BREAKS.contains(&w.as_str()) {
+        if is_number(w) || LEXICON.clause_breaks.contains(&w.as_str()) {
             break;
         }
         if let Some(n) = measured(w) {
@@ -296,12 +222,15 @@ fn fill_sizes(lengths: &[LengthInput], words: &[String], sizes: &[SizeMention], 
     // A system with one length input about a lesion: the first size of a lesion, or of
     // nothing named, when no size named what it measures.
     if let [only] = lengths {
-        let about_lesion = only.nouns.last().is_none_or(|n| LESION_LIKE.contains(n));
+        let about_lesion = only
+            .nouns
+            .last()
+            .is_none_or(|n| LEXICON.lesion_nouns.contains(n));
         if !filled[0] && about_lesion {
             let first = sizes
                 .iter()
                 .zip(&read)
-                .find(|(_, (noun, _))| noun.is_none_or(|n| LESION_LIKE.contains(&n)));
+                .find(|(_, (noun, _))| noun.is_none_or(|n| LEXICON.lesion_nouns.contains(&n)));
             if let Some(v) = first.and_then(|(s, _)| only.value(s.mm)) {
                 out.insert(only.input.id.clone(), Given::Number(v));
             }
@@ -326,7 +255,7 @@ fn phrases(value: &str, label: &str) -> Vec<Vec<String>> {
         let has_digit = joined.chars().any(|c| c.is_ascii_digit());
         let has_letter = joined.chars().any(|c| c.is_ascii_alphabetic());
         let specific = has_letter && (chars >= 4 || has_digit);
-        if specific && !GENERIC_VALUES.contains(&joined.as_str()) && !out.contains(&p) {
+        if specific && !LEXICON.generic_values.contains(&joined.as_str()) && !out.contains(&p) {
             out.push(p);
         }
     }
@@ -341,7 +270,8 @@ fn fill_enums(logic: &Logic, index: &text::WordIndex, out: &mut Inputs) {
         for v in &input.values {
             for phrase in phrases(&v.value, &v.label) {
                 for start in index.starts(&phrase) {
-                    let negated = start > 0 && NEGATIONS.contains(&words[start - 1].as_str());
+                    let negated =
+                        start > 0 && LEXICON.negations.contains(&words[start - 1].as_str());
                     if !negated {
                         stated.push(Stated {
                             input: &input.id,

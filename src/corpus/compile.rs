@@ -60,6 +60,8 @@ pub struct Compiled {
     pub postings: Vec<u8>,
     /// Rust source of the static tables, `include!`d by `corpus::compiled`.
     pub tables: String,
+    /// Rust source of the grounding knowledge, `include!`d by `knowledge`.
+    pub knowledge: String,
     /// Corpus-wide counts.
     pub totals: Counts,
     /// Number of distinct index terms.
@@ -530,6 +532,11 @@ pub fn compile(sources: &Sources) -> Result<Compiled, String> {
     hasher.update(&fst);
     hasher.update(&postings);
     hasher.update(tables.as_bytes());
+    let knowledge = match &sources.grounding {
+        Some(g) => super::grounding::emit(g, &sources.systems),
+        None => return Err("corpus/grounding/ is missing: the build needs lexicon.json, cues.json and ranking.json (corpus/README.md, Grounding knowledge)".into()),
+    };
+    hasher.update(knowledge.as_bytes());
     let hash = hex::encode(hasher.finalize());
 
     Ok(Compiled {
@@ -538,6 +545,7 @@ pub fn compile(sources: &Sources) -> Result<Compiled, String> {
         fst,
         postings,
         tables,
+        knowledge,
         totals,
         terms: terms.len(),
     })

@@ -2,13 +2,15 @@
 //!
 //! Used by `build.rs` and by host tests; the worker never reads files.
 
+use super::grounding::{self, Grounding};
 use super::source::{CoverageFile, System};
 use super::validate::{Problem, Sources};
 use std::fs;
 use std::path::Path;
 
-/// Reads `systems/*.json`, `slugs.txt` and `coverage.json` under `root`. Files that do not
-/// parse are reported as problems and left out of the result.
+/// Reads `systems/*.json`, `slugs.txt`, `coverage.json` and `grounding/*.json` under `root`.
+/// Files that do not parse are reported as problems and left out of the result; a corpus
+/// without a `grounding/` directory loads without grounding knowledge (the build refuses it).
 pub fn load(root: &Path) -> (Sources, Vec<Problem>) {
     let mut sources = Sources::default();
     let mut problems = Vec::new();
@@ -59,6 +61,28 @@ pub fn load(root: &Path) -> (Sources, Vec<Problem>) {
         match read_json::<CoverageFile>(&coverage) {
             Ok(c) => sources.coverage = Some(c),
             Err((path, reason)) => problems.push(problem("coverage.json", &path, reason)),
+        }
+    }
+    if root.join("grounding").is_dir() {
+        let lexicon = read_json(&root.join(grounding::LEXICON_FILE))
+            .map_err(|(path, reason)| problem(grounding::LEXICON_FILE, &path, reason));
+        let cues = read_json(&root.join(grounding::CUES_FILE))
+            .map_err(|(path, reason)| problem(grounding::CUES_FILE, &path, reason));
+        let ranking = read_json(&root.join(grounding::RANKING_FILE))
+            .map_err(|(path, reason)| problem(grounding::RANKING_FILE, &path, reason));
+        match (lexicon, cues, ranking) {
+            (Ok(lexicon), Ok(cues), Ok(ranking)) => {
+                sources.grounding = Some(Grounding {
+                    lexicon,
+                    cues,
+                    ranking,
+                })
+            }
+            (lexicon, cues, ranking) => {
+                problems.extend(lexicon.err());
+                problems.extend(cues.err());
+                problems.extend(ranking.err());
+            }
         }
     }
     (sources, problems)

@@ -4,6 +4,7 @@
 pub mod compile;
 pub mod compiled;
 pub mod evaluate;
+pub mod grounding;
 pub mod index;
 pub mod source;
 pub mod text;
@@ -16,5 +17,7 @@ pub mod load;
 
 #[cfg(test)]
 mod evaluate_tests;
+#[cfg(test)]
+mod grounding_tests;
 #[cfg(test)]
 mod tests;

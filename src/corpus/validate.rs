@@ -41,6 +41,8 @@ pub struct Sources {
     /// The published slugs of `slugs.txt`, in file order.
     pub registry: Vec<String>,
     pub coverage: Option<CoverageFile>,
+    /// `grounding/`: the knowledge that chooses between systems (absent in test corpora).
+    pub grounding: Option<super::grounding::Grounding>,
 }
 
 /// Checks the whole corpus; an empty result means it may be built.
@@ -104,6 +106,9 @@ pub fn validate(sources: &Sources) -> Vec<Problem> {
                 reason: format!("'{slug}' is authored; remove it from the not-covered list"),
             });
         }
+    }
+    if let Some(grounding) = &sources.grounding {
+        problems.extend(super::grounding::validate(grounding, &sources.systems));
     }
     problems.sort();
     problems

@@ -7,6 +7,8 @@
 mod endpoints;
 /// Evaluating a system over HTTP: JSON, markdown, 304, each refusal; the links context gives.
 mod evaluate;
+/// Clinical knowledge is data: no slug and no lexicon or cue phrase as a literal in the code.
+mod knowledge_in_data;
 /// Limits: failed key checks per client, and groundings weighed by their cost.
 mod limits;
 /// Parameters shared by many routes: calendar dates, bounded lists.

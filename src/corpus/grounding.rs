@@ -1,0 +1,812 @@
+//! Grounding knowledge: the source format of `corpus/grounding/`, the rules it must keep, and
+//! the Rust tables it compiles to.
+//!
+//! Choosing *between* systems is clinical knowledge as much as describing one, so it lives in
+//! the corpus as reviewed data, not in code: which words point to which organ and modality
+//! (`lexicon.json`), which phrases of a finding favour or disfavour a system, a lineage of
+//! versions or a family (`cues.json`), and how the search index, organs and modalities are
+//! weighed (`ranking.json`). Each cue effect that encodes a clinical choice rests on a cited
+//! line of the corpus; each ranking weight carries its reason.
+//!
+//! `build.rs` validates the three files against the systems (every problem names the file, the
+//! JSON path and the reason) and writes them as static tables that the worker's `knowledge`
+//! module includes. Targets are resolved at build time: an effect on a lineage becomes the
+//! indices of every version linked to it by `supersedes`/`superseded_by`, so a new version of
+//! a guideline inherits its predecessor's cues without a code change.
+
+use super::source::{Family, Status, System, Verification, MODALITIES};
+use super::text;
+use super::validate::{is_date, Problem};
+use serde::Deserialize;
+use serde_json::Value;
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write as _;
+
+/// The three files, parsed.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Grounding {
+    pub lexicon: Lexicon,
+    pub cues: CueFile,
+    pub ranking: Ranking,
+}
+
+/// The file names under `corpus/grounding/`.
+pub const LEXICON_FILE: &str = "grounding/lexicon.json";
+pub const CUES_FILE: &str = "grounding/cues.json";
+pub const RANKING_FILE: &str = "grounding/ranking.json";
+
+/// Who reviewed an entry, as on every clinical line (`verified` needs both reviewer and date).
+/// serde cannot combine `flatten` with `deny_unknown_fields`, so each reviewed entry spells
+/// the three fields out and lends them through this view.
+struct Review<'a> {
+    verification: Verification,
+    reviewer: Option<&'a str>,
+    reviewed_on: Option<&'a str>,
+}
+
+macro_rules! reviewed {
+    ($($t:ty),*) => {$(
+        impl $t {
+            fn review(&self) -> Review<'_> {
+                Review {
+                    verification: self.verification,
+                    reviewer: self.reviewer.as_deref(),
+                    reviewed_on: self.reviewed_on.as_deref(),
+                }
+            }
+        }
+    )*};
+}
+reviewed!(OrganWords, ModalityWords, Cue);
+
+/// `lexicon.json`: the words grounding reads from a finding.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Lexicon {
+    #[serde(default)]
+    pub about: Option<String>,
+    /// Organ words, in the order a finding's organs are listed.
+    pub organs: Vec<OrganWords>,
+    /// Modality words, in the order a finding's modalities are listed.
+    pub modalities: Vec<ModalityWords>,
+    /// The nouns a size may measure ("8 mm *nodule*"), each with the words that write it.
+    pub measured_nouns: Vec<MeasuredNoun>,
+    /// Measured nouns for a lesion as a whole.
+    pub lesion_nouns: Vec<String>,
+    /// Words of an input label that say how a length is taken, not what is measured.
+    pub measure_words: Vec<String>,
+    /// Words a size's measured noun is not looked for past.
+    pub clause_breaks: Vec<String>,
+    /// Words that negate the value phrase right after them.
+    pub negations: Vec<String>,
+    /// Value phrases too generic to read from free text.
+    pub generic_values: Vec<String>,
+    /// Words after a number that make it an age ("67-year-old").
+    pub age_words: Vec<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OrganWords {
+    pub organ: String,
+    pub phrases: Vec<String>,
+    pub verification: Verification,
+    #[serde(default)]
+    pub reviewer: Option<String>,
+    #[serde(default)]
+    pub reviewed_on: Option<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ModalityWords {
+    pub modality: String,
+    pub phrases: Vec<String>,
+    /// What the systems list's `modality` filter accepts besides the name (case-insensitive).
+    #[serde(default)]
+    pub spellings: Vec<String>,
+    pub verification: Verification,
+    #[serde(default)]
+    pub reviewer: Option<String>,
+    #[serde(default)]
+    pub reviewed_on: Option<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MeasuredNoun {
+    pub noun: String,
+    pub phrases: Vec<String>,
+    #[serde(default)]
+    pub note: Option<String>,
+}
+
+/// `cues.json`.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CueFile {
+    #[serde(default)]
+    pub about: Option<String>,
+    pub cues: Vec<Cue>,
+}
+
+/// When any phrase occurs in a finding (and the finding concerns `organ`, when given), each
+/// effect multiplies the score of the systems it targets.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Cue {
+    pub name: String,
+    #[serde(default)]
+    pub organ: Option<String>,
+    pub phrases: Vec<String>,
+    pub effects: Vec<Effect>,
+    pub verification: Verification,
+    #[serde(default)]
+    pub reviewer: Option<String>,
+    #[serde(default)]
+    pub reviewed_on: Option<String>,
+}
+
+/// One effect of a cue: exactly one target (`system`, `lineage` or `family`), a factor, and
+/// either the cited line it rests on (`basis`) or, when it only follows the words, `policy`.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Effect {
+    #[serde(default)]
+    pub system: Option<String>,
+    #[serde(default)]
+    pub lineage: Option<String>,
+    #[serde(default)]
+    pub family: Option<Family>,
+    pub factor: f64,
+    #[serde(default)]
+    pub basis: Option<Basis>,
+    #[serde(default)]
+    pub policy: Option<String>,
+    #[serde(default)]
+    pub note: Option<String>,
+}
+
+/// A cited line of the corpus: a system's slug and the line's path inside its file
+/// (`scope[1]`, `decision_units[0]`, `decision_units[0].rules[2]`, `outcomes[3].definition`).
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Basis {
+    pub system: String,
+    pub line: String,
+}
+
+/// `ranking.json`: ranking policy, each weight with its reason.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Ranking {
+    #[serde(default)]
+    pub about: Option<String>,
+    pub search_hits: Weight<u32>,
+    pub code_hits: Weight<u32>,
+    pub outcome_share: Weight<f64>,
+    pub outcome_floor: Weight<f64>,
+    pub organ_bonus: Weight<f64>,
+    pub organ_factor: Weight<f64>,
+    pub other_organ_factor: Weight<f64>,
+    pub modality_factor: Weight<f64>,
+    pub other_modality_factor: Weight<f64>,
+    pub any_organ: Weight<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Weight<T> {
+    pub value: T,
+    pub reason: String,
+}
+
+/// Collects problems with the file and path they concern.
+struct Report<'a> {
+    file: &'a str,
+    problems: Vec<Problem>,
+}
+
+impl Report<'_> {
+    fn add(&mut self, path: impl Into<String>, reason: impl Into<String>) {
+        self.problems.push(Problem {
+            file: self.file.to_string(),
+            path: path.into(),
+            reason: reason.into(),
+        });
+    }
+}
+
+/// The systems as grounding sees them: slugs, organs and lineages.
+struct Corpus<'a> {
+    systems: Vec<&'a System>,
+    organs: BTreeSet<&'a str>,
+}
+
+impl<'a> Corpus<'a> {
+    fn new(systems: &'a [(String, System)]) -> Corpus<'a> {
+        let systems: Vec<&System> = systems.iter().map(|(_, s)| s).collect();
+        let organs = systems
+            .iter()
+            .flat_map(|s| s.organs.iter().map(String::as_str))
+            .collect();
+        Corpus { systems, organs }
+    }
+
+    fn index(&self, slug: &str) -> Option<usize> {
+        self.systems.iter().position(|s| s.slug == slug)
+    }
+
+    /// The indices of every version linked to `index` by `supersedes` or `superseded_by`,
+    /// in corpus order.
+    fn lineage(&self, index: usize) -> Vec<usize> {
+        let mut members = BTreeSet::from([index]);
+        let mut todo = vec![index];
+        while let Some(i) = todo.pop() {
+            let s = self.systems[i];
+            let linked = s
+                .currency
+                .supersedes
+                .iter()
+                .chain(&s.currency.superseded_by);
+            let back = self.systems.iter().enumerate().filter(|(_, o)| {
+                o.currency.supersedes.contains(&s.slug)
+                    || o.currency.superseded_by.contains(&s.slug)
+            });
+            let next: Vec<usize> = linked
+                .filter_map(|slug| self.index(slug))
+                .chain(back.map(|(j, _)| j))
+                .collect();
+            for j in next {
+                if members.insert(j) {
+                    todo.push(j);
+                }
+            }
+        }
+        members.into_iter().collect()
+    }
+
+    /// The systems an effect targets, or why it targets none.
+    fn targets(&self, effect: &Effect) -> Result<Vec<usize>, String> {
+        let named = [
+            effect.system.is_some(),
+            effect.lineage.is_some(),
+            effect.family.is_some(),
+        ];
+        if named.iter().filter(|n| **n).count() != 1 {
+            return Err("name exactly one target: system, lineage or family".into());
+        }
+        if let Some(family) = effect.family {
+            return Ok((0..self.systems.len())
+                .filter(|i| self.systems[*i].family == family)
+                .collect());
+        }
+        let slug = effect.system.as_deref().or(effect.lineage.as_deref());
+        let slug = slug.unwrap_or_default();
+        let Some(index) = self.index(slug) else {
+            let what = if effect.system.is_some() {
+                "system"
+            } else {
+                "lineage"
+            };
+            return Err(format!(
+                "unknown {what} '{slug}': no corpus/systems/{slug}.json"
+            ));
+        };
+        let lineage = self.lineage(index);
+        let current = lineage
+            .iter()
+            .any(|i| self.systems[*i].status == Status::Current);
+        if !current && self.systems[index].status == Status::Retired {
+            return Err(format!(
+                "'{slug}' is retired and no version of its lineage is current: \
+                 target the current successor, or remove the effect"
+            ));
+        }
+        Ok(if effect.system.is_some() {
+            vec![index]
+        } else {
+            lineage
+        })
+    }
+}
+
+/// Whether `phrase` is written as the finding's text is folded before matching.
+fn folded(phrase: &str) -> bool {
+    !phrase.is_empty() && text::words(phrase).join(" ") == phrase
+}
+
+/// Checks a list of phrases: folded, and (when `one_word`) a single word.
+fn check_phrases(report: &mut Report, path: &str, phrases: &[String], one_word: bool) {
+    if phrases.is_empty() {
+        report.add(path, "list at least one phrase");
+    }
+    for (i, p) in phrases.iter().enumerate() {
+        if !folded(p) {
+            let fold = text::words(p).join(" ");
+            report.add(
+                format!("{path}[{i}]"),
+                format!("'{p}' is not written folded: write '{fold}' (lower case, ASCII, one space between words)"),
+            );
+        } else if one_word && p.contains(' ') {
+            report.add(
+                format!("{path}[{i}]"),
+                format!("'{p}' must be a single word"),
+            );
+        }
+    }
+}
+
+fn check_review(report: &mut Report, path: &str, review: Review) {
+    if review.verification == Verification::Verified {
+        match (review.reviewer, review.reviewed_on) {
+            (Some(_), Some(date)) if is_date(date) => {}
+            (Some(_), Some(date)) => report.add(
+                format!("{path}.reviewed_on"),
+                format!("'{date}' is not a YYYY-MM-DD date"),
+            ),
+            _ => report.add(path, "'verified' requires reviewer and reviewed_on"),
+        }
+    }
+}
+
+/// The clinical line a basis points to, as JSON, when it is one (text, citation, locator).
+fn line_at<'v>(system: &'v Value, path: &str) -> Option<&'v Value> {
+    let mut at = system;
+    for part in path.split('.') {
+        let (key, rest) = part.split_once('[').unwrap_or((part, ""));
+        at = at.get(key)?;
+        if !rest.is_empty() {
+            let n: usize = rest.strip_suffix(']')?.parse().ok()?;
+            at = at.get(n)?;
+        }
+    }
+    let is_line = ["text", "citation", "locator"]
+        .iter()
+        .all(|k| at.get(k).is_some_and(Value::is_string));
+    is_line.then_some(at)
+}
+
+/// Checks the grounding knowledge against the systems; an empty result means it may be built.
+pub fn validate(grounding: &Grounding, systems: &[(String, System)]) -> Vec<Problem> {
+    let corpus = Corpus::new(systems);
+    let mut problems = Vec::new();
+    problems.extend(validate_lexicon(&grounding.lexicon, &corpus));
+    problems.extend(validate_cues(&grounding.cues, &corpus));
+    problems.extend(validate_ranking(&grounding.ranking, &corpus));
+    problems
+}
+
+fn validate_lexicon(lexicon: &Lexicon, corpus: &Corpus) -> Vec<Problem> {
+    let mut r = Report {
+        file: LEXICON_FILE,
+        problems: Vec::new(),
+    };
+    let mut claimed: BTreeMap<&str, &str> = BTreeMap::new();
+    let mut organs = BTreeSet::new();
+    for (i, entry) in lexicon.organs.iter().enumerate() {
+        let path = format!("$.organs[{i}]");
+        if !corpus.organs.contains(entry.organ.as_str()) {
+            let known: Vec<&str> = corpus.organs.iter().copied().collect();
+            r.add(
+                format!("{path}.organ"),
+                format!(
+                    "unknown organ '{}': no system names it; known: {}",
+                    entry.organ,
+                    known.join(", ")
+                ),
+            );
+        }
+        if !organs.insert(entry.organ.as_str()) {
+            r.add(
+                format!("{path}.organ"),
+                format!("organ '{}' has two entries: merge them", entry.organ),
+            );
+        }
+        check_phrases(&mut r, &format!("{path}.phrases"), &entry.phrases, false);
+        for (k, p) in entry.phrases.iter().enumerate() {
+            if let Some(first) = claimed.insert(p, &entry.organ) {
+                if first != entry.organ {
+                    r.add(
+                        format!("{path}.phrases[{k}]"),
+                        format!(
+                            "'{p}' is claimed by two organs, '{first}' and '{}'",
+                            entry.organ
+                        ),
+                    );
+                }
+            }
+        }
+        check_review(&mut r, &path, entry.review());
+    }
+    let mut claimed: BTreeMap<&str, &str> = BTreeMap::new();
+    // The names first: a spelling may not be another modality's name.
+    let mut spellings: Vec<(String, &str)> = lexicon
+        .modalities
+        .iter()
+        .map(|m| (m.modality.clone(), m.modality.as_str()))
+        .collect();
+    for (i, entry) in lexicon.modalities.iter().enumerate() {
+        let path = format!("$.modalities[{i}]");
+        if !MODALITIES.contains(&entry.modality.as_str()) {
+            r.add(
+                format!("{path}.modality"),
+                format!(
+                    "unknown modality '{}'; known: {}",
+                    entry.modality,
+                    MODALITIES.join(", ")
+                ),
+            );
+        }
+        check_phrases(&mut r, &format!("{path}.phrases"), &entry.phrases, false);
+        for (k, p) in entry.phrases.iter().enumerate() {
+            if let Some(first) = claimed.insert(p, &entry.modality) {
+                r.add(
+                    format!("{path}.phrases[{k}]"),
+                    format!("'{p}' is claimed twice (first by '{first}')"),
+                );
+            }
+        }
+        for (k, spelling) in entry.spellings.iter().enumerate() {
+            let taken = spellings
+                .iter()
+                .find(|(s, _): &&(String, &str)| s.eq_ignore_ascii_case(spelling));
+            if let Some((_, first)) = taken {
+                r.add(
+                    format!("{path}.spellings[{k}]"),
+                    format!("spelling '{spelling}' is taken (by '{first}')"),
+                );
+            } else if spelling.trim() != spelling || spelling.is_empty() {
+                r.add(
+                    format!("{path}.spellings[{k}]"),
+                    "a spelling is a non-empty trimmed name",
+                );
+            }
+            spellings.push((spelling.clone(), &entry.modality));
+        }
+        check_review(&mut r, &path, entry.review());
+    }
+    for modality in MODALITIES {
+        if !lexicon.modalities.iter().any(|m| m.modality == modality) {
+            r.add(
+                "$.modalities",
+                format!("modality '{modality}' has no entry"),
+            );
+        }
+    }
+    let mut nouns: BTreeMap<&str, &str> = BTreeMap::new();
+    for (i, entry) in lexicon.measured_nouns.iter().enumerate() {
+        let path = format!("$.measured_nouns[{i}]");
+        check_phrases(&mut r, &format!("{path}.phrases"), &entry.phrases, true);
+        for (k, p) in entry.phrases.iter().enumerate() {
+            if let Some(first) = nouns.insert(p, &entry.noun) {
+                r.add(
+                    format!("{path}.phrases[{k}]"),
+                    format!(
+                        "'{p}' is claimed by two nouns, '{first}' and '{}'",
+                        entry.noun
+                    ),
+                );
+            }
+        }
+    }
+    for (i, noun) in lexicon.lesion_nouns.iter().enumerate() {
+        if !lexicon.measured_nouns.iter().any(|m| &m.noun == noun) {
+            r.add(
+                format!("$.lesion_nouns[{i}]"),
+                format!("'{noun}' is not a measured noun"),
+            );
+        }
+    }
+    for (key, list) in [
+        ("measure_words", &lexicon.measure_words),
+        ("clause_breaks", &lexicon.clause_breaks),
+        ("negations", &lexicon.negations),
+        ("age_words", &lexicon.age_words),
+    ] {
+        check_phrases(&mut r, &format!("$.{key}"), list, true);
+    }
+    check_phrases(&mut r, "$.generic_values", &lexicon.generic_values, false);
+    r.problems
+}
+
+fn validate_cues(file: &CueFile, corpus: &Corpus) -> Vec<Problem> {
+    let mut r = Report {
+        file: CUES_FILE,
+        problems: Vec::new(),
+    };
+    let details: Vec<Value> = corpus
+        .systems
+        .iter()
+        .map(|s| serde_json::to_value(s).unwrap_or(Value::Null))
+        .collect();
+    let mut names = BTreeSet::new();
+    for (i, cue) in file.cues.iter().enumerate() {
+        let path = format!("$.cues[{i}]");
+        if cue.name.trim().is_empty() {
+            r.add(
+                format!("{path}.name"),
+                "a cue needs a name (it is shown as the reason)",
+            );
+        } else if !names.insert(cue.name.as_str()) {
+            r.add(
+                format!("{path}.name"),
+                format!("two cues are named '{}'", cue.name),
+            );
+        }
+        if let Some(organ) = &cue.organ {
+            if !corpus.organs.contains(organ.as_str()) {
+                r.add(
+                    format!("{path}.organ"),
+                    format!("unknown organ '{organ}': no system names it"),
+                );
+            }
+        }
+        check_phrases(&mut r, &format!("{path}.phrases"), &cue.phrases, false);
+        check_review(&mut r, &path, cue.review());
+        if cue.effects.is_empty() {
+            r.add(format!("{path}.effects"), "a cue needs at least one effect");
+        }
+        for (k, effect) in cue.effects.iter().enumerate() {
+            let path = format!("{path}.effects[{k}]");
+            if let Err(reason) = corpus.targets(effect) {
+                r.add(&path, reason);
+            }
+            if !(effect.factor.is_finite() && effect.factor > 0.0) {
+                r.add(
+                    format!("{path}.factor"),
+                    format!(
+                        "factor {} must be above 0 (below 1 disfavours, above 1 favours)",
+                        effect.factor
+                    ),
+                );
+            } else if effect.factor == 1.0 {
+                r.add(
+                    format!("{path}.factor"),
+                    "a factor of 1 changes nothing: remove the effect",
+                );
+            }
+            match (&effect.basis, &effect.policy) {
+                (Some(_), Some(_)) => r.add(
+                    &path,
+                    "give basis (a cited line) or policy (a reason), not both",
+                ),
+                (None, None) => r.add(
+                    &path,
+                    "a clinical cue effect needs a basis: the cited corpus line it rests on \
+                     ({\"system\": slug, \"line\": \"scope[N]\"}); an effect that only follows \
+                     the words of the finding gives a policy reason instead",
+                ),
+                (None, Some(reason)) if reason.trim().is_empty() => {
+                    r.add(format!("{path}.policy"), "the policy reason is empty")
+                }
+                (Some(basis), None) => match corpus.index(&basis.system) {
+                    None => r.add(
+                        format!("{path}.basis.system"),
+                        format!("unknown system '{}'", basis.system),
+                    ),
+                    Some(s) => {
+                        if line_at(&details[s], &basis.line).is_none() {
+                            r.add(
+                                format!("{path}.basis.line"),
+                                format!(
+                                    "'{}' is not a cited line of {} (write a path such as scope[0] or decision_units[1])",
+                                    basis.line, basis.system
+                                ),
+                            );
+                        }
+                    }
+                },
+                (None, Some(_)) => {}
+            }
+        }
+    }
+    r.problems
+}
+
+fn validate_ranking(ranking: &Ranking, corpus: &Corpus) -> Vec<Problem> {
+    let mut r = Report {
+        file: RANKING_FILE,
+        problems: Vec::new(),
+    };
+    for (key, w) in ranking.factors() {
+        if !(w.value.is_finite() && w.value > 0.0) {
+            r.add(
+                format!("$.{key}.value"),
+                format!("{} must be above 0", w.value),
+            );
+        }
+    }
+    for (key, w) in ranking.reasons() {
+        if w.trim().is_empty() {
+            r.add(
+                format!("$.{key}.reason"),
+                "each weight says why it is what it is",
+            );
+        }
+    }
+    if ranking.search_hits.value == 0 || ranking.code_hits.value > ranking.search_hits.value {
+        r.add("$.code_hits.value", "0 < code_hits <= search_hits");
+    }
+    if !corpus.organs.contains(ranking.any_organ.value.as_str()) {
+        r.add(
+            "$.any_organ.value",
+            format!("unknown organ '{}'", ranking.any_organ.value),
+        );
+    }
+    r.problems
+}
+
+impl Ranking {
+    fn factors(&self) -> [(&'static str, &Weight<f64>); 7] {
+        [
+            ("outcome_share", &self.outcome_share),
+            ("outcome_floor", &self.outcome_floor),
+            ("organ_bonus", &self.organ_bonus),
+            ("organ_factor", &self.organ_factor),
+            ("other_organ_factor", &self.other_organ_factor),
+            ("modality_factor", &self.modality_factor),
+            ("other_modality_factor", &self.other_modality_factor),
+        ]
+    }
+
+    fn reasons(&self) -> Vec<(&'static str, &str)> {
+        let mut out: Vec<(&'static str, &str)> = self
+            .factors()
+            .iter()
+            .map(|(k, w)| (*k, w.reason.as_str()))
+            .collect();
+        out.push(("search_hits", &self.search_hits.reason));
+        out.push(("code_hits", &self.code_hits.reason));
+        out.push(("any_organ", &self.any_organ.reason));
+        out
+    }
+}
+
+/// What the knowledge reaches: the systems no cue targets by system or lineage (family-wide
+/// cues aside), and the organs of the corpus no lexicon word points to.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Coverage {
+    pub cues: usize,
+    pub organ_phrases: usize,
+    /// Slugs of the systems no cue names by system or lineage.
+    pub without_cue: Vec<String>,
+    /// Of those, the ones a family-wide cue still reaches.
+    pub family_only: Vec<String>,
+    /// Organs of the corpus without a lexicon entry.
+    pub organs_without_words: Vec<String>,
+}
+
+/// The coverage of the knowledge over the systems (assumes it validated).
+pub fn coverage(grounding: &Grounding, systems: &[(String, System)]) -> Coverage {
+    let corpus = Corpus::new(systems);
+    let effects = || grounding.cues.cues.iter().flat_map(|c| &c.effects);
+    let named: BTreeSet<usize> = effects()
+        .filter(|e| e.family.is_none())
+        .filter_map(|e| corpus.targets(e).ok())
+        .flatten()
+        .collect();
+    let families: BTreeSet<Family> = effects().filter_map(|e| e.family).collect();
+    let without: Vec<&System> = (0..corpus.systems.len())
+        .filter(|i| !named.contains(i))
+        .map(|i| corpus.systems[i])
+        .collect();
+    Coverage {
+        cues: grounding.cues.cues.len(),
+        organ_phrases: grounding
+            .lexicon
+            .organs
+            .iter()
+            .map(|o| o.phrases.len())
+            .sum(),
+        without_cue: without.iter().map(|s| s.slug.clone()).collect(),
+        family_only: without
+            .iter()
+            .filter(|s| families.contains(&s.family))
+            .map(|s| s.slug.clone())
+            .collect(),
+        organs_without_words: corpus
+            .organs
+            .iter()
+            .filter(|o| **o != grounding.ranking.any_organ.value)
+            .filter(|o| !grounding.lexicon.organs.iter().any(|e| e.organ == **o))
+            .map(|o| o.to_string())
+            .collect(),
+    }
+}
+
+/// The knowledge as Rust source for the worker's `knowledge` module (assumes it validated).
+pub fn emit(grounding: &Grounding, systems: &[(String, System)]) -> String {
+    let corpus = Corpus::new(systems);
+    let lex = &grounding.lexicon;
+    let mut out = String::from("// Generated by build.rs from corpus/grounding/: do not edit.\n\n");
+    let words = |entries: Vec<(&str, &[String])>| -> String {
+        let items: Vec<String> = entries
+            .iter()
+            .map(|(name, phrases)| format!("Words {{ name: {name:?}, phrases: &{phrases:?} }}"))
+            .collect();
+        format!("&[{}]", items.join(", "))
+    };
+    let organs = words(
+        lex.organs
+            .iter()
+            .map(|o| (o.organ.as_str(), &o.phrases[..]))
+            .collect(),
+    );
+    let modalities = words(
+        lex.modalities
+            .iter()
+            .map(|m| (m.modality.as_str(), &m.phrases[..]))
+            .collect(),
+    );
+    let measured = words(
+        lex.measured_nouns
+            .iter()
+            .map(|m| (m.noun.as_str(), &m.phrases[..]))
+            .collect(),
+    );
+    let spellings: Vec<(&str, &str)> = lex
+        .modalities
+        .iter()
+        .map(|m| (m.modality.as_str(), m.modality.as_str()))
+        .chain(lex.modalities.iter().flat_map(|m| {
+            m.spellings
+                .iter()
+                .map(|s| (s.as_str(), m.modality.as_str()))
+        }))
+        .collect();
+    writeln!(
+        out,
+        "pub static LEXICON: Lexicon = Lexicon {{\n    organs: {organs},\n    modalities: {modalities},\n    \
+         modality_spellings: &{spellings:?},\n    \
+         measured_nouns: {measured},\n    lesion_nouns: &{:?},\n    measure_words: &{:?},\n    \
+         clause_breaks: &{:?},\n    negations: &{:?},\n    generic_values: &{:?},\n    age_words: &{:?},\n}};\n",
+        lex.lesion_nouns, lex.measure_words, lex.clause_breaks, lex.negations, lex.generic_values, lex.age_words
+    )
+    .unwrap();
+    writeln!(out, "pub static CUES: &[Cue] = &[").unwrap();
+    for cue in &grounding.cues.cues {
+        let effects: Vec<String> = cue
+            .effects
+            .iter()
+            .map(|e| {
+                let systems: Vec<u16> = corpus
+                    .targets(e)
+                    .unwrap_or_default()
+                    .into_iter()
+                    .map(|i| i as u16)
+                    .collect();
+                format!("Effect {{ systems: &{systems:?}, factor: {:?} }}", e.factor)
+            })
+            .collect();
+        writeln!(
+            out,
+            "    Cue {{ name: {:?}, organ: {:?}, phrases: &{:?}, effects: &[{}] }},",
+            cue.name,
+            cue.organ,
+            cue.phrases,
+            effects.join(", ")
+        )
+        .unwrap();
+    }
+    writeln!(out, "];\n").unwrap();
+    let r = &grounding.ranking;
+    writeln!(
+        out,
+        "pub static RANKING: Ranking = Ranking {{ search_hits: {}, code_hits: {}, outcome_share: {:?}, \
+         outcome_floor: {:?}, organ_bonus: {:?}, organ_factor: {:?}, other_organ_factor: {:?}, \
+         modality_factor: {:?}, other_modality_factor: {:?}, any_organ: {:?} }};",
+        r.search_hits.value,
+        r.code_hits.value,
+        r.outcome_share.value,
+        r.outcome_floor.value,
+        r.organ_bonus.value,
+        r.organ_factor.value,
+        r.other_organ_factor.value,
+        r.modality_factor.value,
+        r.other_modality_factor.value,
+        r.any_organ.value,
+    )
+    .unwrap();
+    out
+}

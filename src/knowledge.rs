@@ -1,0 +1,89 @@
+//! The grounding knowledge the build compiled from `corpus/grounding/`, typed and read-only.
+//!
+//! Which words name which organ or modality, what a size may measure, which phrases of a
+//! finding favour or disfavour which systems, and how the ranking weighs its evidence: all of
+//! it is reviewed corpus data (`corpus/README.md`, Grounding knowledge), validated at build
+//! time against the systems and compiled into the static tables below. Grounding's code holds
+//! the algorithms only; a new guideline version inherits its lineage's cues with no code change.
+
+/// A named group of phrases: an organ, a modality or a measured noun and how findings write it.
+#[derive(Debug)]
+pub struct Words {
+    pub name: &'static str,
+    /// Folded phrases (lower case, ASCII, one space between words).
+    pub phrases: &'static [&'static str],
+}
+
+/// The words grounding reads from a finding.
+#[derive(Debug)]
+pub struct Lexicon {
+    /// Organ words, in the order a finding's organs are listed.
+    pub organs: &'static [Words],
+    /// Modality words, in the order a finding's modalities are listed.
+    pub modalities: &'static [Words],
+    /// Every spelling the systems list's `modality` filter accepts (compared
+    /// case-insensitively), with the modality it stands for: the names first, then the others.
+    pub modality_spellings: &'static [(&'static str, &'static str)],
+    /// The nouns a size may measure; each phrase is a single word.
+    pub measured_nouns: &'static [Words],
+    /// Measured nouns for a lesion as a whole.
+    pub lesion_nouns: &'static [&'static str],
+    /// Words of an input label that say how a length is taken, not what is measured.
+    pub measure_words: &'static [&'static str],
+    /// Words a size's measured noun is not looked for past.
+    pub clause_breaks: &'static [&'static str],
+    /// Words that negate the value phrase right after them.
+    pub negations: &'static [&'static str],
+    /// Value phrases too generic to read from free text.
+    pub generic_values: &'static [&'static str],
+    /// Words after a number that make it an age.
+    pub age_words: &'static [&'static str],
+}
+
+impl Lexicon {
+    /// The measured noun a single folded word stands for.
+    pub fn measured(&self, word: &str) -> Option<&'static str> {
+        self.measured_nouns
+            .iter()
+            .find(|n| n.phrases.contains(&word))
+            .map(|n| n.name)
+    }
+}
+
+/// One effect of a cue: the systems it applies to (indices into the corpus's systems, its
+/// lineage or family already resolved by the build) and the factor.
+#[derive(Debug)]
+pub struct Effect {
+    pub systems: &'static [u16],
+    /// Above 1 favours, below 1 disfavours.
+    pub factor: f64,
+}
+
+/// A cue: when any phrase occurs (and the finding concerns `organ`, when given), each effect
+/// multiplies the score of its systems.
+#[derive(Debug)]
+pub struct Cue {
+    /// Shown in the answer as `cue: <name>`.
+    pub name: &'static str,
+    pub organ: Option<&'static str>,
+    pub phrases: &'static [&'static str],
+    pub effects: &'static [Effect],
+}
+
+/// The ranking weights (`corpus/grounding/ranking.json` says why each is what it is).
+#[derive(Debug)]
+pub struct Ranking {
+    pub search_hits: usize,
+    pub code_hits: usize,
+    pub outcome_share: f64,
+    pub outcome_floor: f64,
+    pub organ_bonus: f64,
+    pub organ_factor: f64,
+    pub other_organ_factor: f64,
+    pub modality_factor: f64,
+    pub other_modality_factor: f64,
+    /// The organ of systems that apply to every organ.
+    pub any_organ: &'static str,
+}
+
+include!(concat!(env!("OUT_DIR"), "/knowledge_tables.rs"));
