@@ -9,6 +9,7 @@ use radref::config::Config;
 use radref::corpus::compiled::SYSTEMS;
 use radref::host::{block_on, HostServices};
 use radref::http::{Method, Request};
+use radref::knowledge::KNOWLEDGE;
 use radref::services::App;
 use std::hint::black_box;
 use std::time::{Duration, Instant};
@@ -228,7 +229,7 @@ fn main() {
         HEAVY_WARMUP,
         HEAVY_ROUNDS,
         |_| {
-            black_box(radref::context::rank(&query));
+            black_box(radref::context::rank(&KNOWLEDGE, &query));
         },
     );
     // The worst case of the same size: 8,000 characters of words the index does not know,
@@ -258,7 +259,7 @@ fn main() {
         HEAVY_WARMUP,
         HEAVY_ROUNDS,
         |_| {
-            black_box(radref::context::rank(&unknown));
+            black_box(radref::context::rank(&KNOWLEDGE, &unknown));
         },
     );
     measure_rounds(
@@ -266,7 +267,7 @@ fn main() {
         HEAVY_WARMUP,
         HEAVY_ROUNDS,
         |_| {
-            black_box(radref::context::to_json(&query));
+            black_box(serde_json::to_vec(&radref::context::ground(&KNOWLEDGE, &query)).ok());
         },
     );
 }

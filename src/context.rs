@@ -9,19 +9,21 @@
 //! this module holds the algorithm. The result is JSON or a markdown block for an assistant,
 //! every line cited, located and flagged.
 
+pub mod answer;
 pub mod naming;
 pub mod prefill;
+pub mod render;
 
-use crate::corpus::compile::NOTICE;
+pub use answer::Grounding;
+pub use render::{approx_tokens, markdown};
+
 use crate::corpus::compiled::{self, SystemEntry, SYSTEMS};
-use crate::corpus::evaluate::{self as evaluator, Evaluation, Given, Inputs, UnitStatus};
 use crate::corpus::source::Status;
 use crate::corpus::text;
-use crate::error::ApiError;
-use crate::knowledge::{Words, CUES, LEXICON, RANKING};
+use crate::feature::FeatureError;
+use crate::knowledge::{Knowledge, Words};
 use crate::search;
 use serde::Deserialize;
-use serde_json::{json, Map, Value};
 use std::collections::{BTreeMap, HashSet};
 
 /// Longest accepted finding text, in characters (POST body).
@@ -34,12 +36,6 @@ pub const MAX_LIMIT: usize = 8;
 /// Most entries `systems` may list (room for every system of the corpus), so the work of
 /// checking them and the list echoed in the answer stay bounded whatever the body's size.
 pub const MAX_SYSTEMS: usize = 64;
-/// Outcomes and rules shown per system, at most.
-const MAX_OUTCOMES: usize = 8;
-const MAX_RULES_PER_UNIT: usize = 12;
-const MAX_UNITS: usize = 4;
-/// Missing inputs the markdown block describes; the others it names by id.
-const MAX_MISSING_SHOWN: usize = 5;
 
 /// The two output formats.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
@@ -92,10 +88,10 @@ impl ContextQuery {
         limit: Option<i64>,
         format: Option<String>,
         verified: Option<bool>,
-    ) -> Result<ContextQuery, ApiError> {
+    ) -> Result<ContextQuery, FeatureError> {
         let text = text.unwrap_or_default();
         if text.chars().count() > MAX_TEXT_CHARS {
-            return Err(ApiError::bad_param(
+            return Err(FeatureError::argument(
                 "text",
                 format!("the finding text is longer than {MAX_TEXT_CHARS} characters"),
             ));
@@ -107,13 +103,13 @@ impl ContextQuery {
             .collect();
         // Each entry must name a system: `systems=` or `a,,b` is a mistake, not "none".
         if systems.iter().any(String::is_empty) {
-            return Err(ApiError::bad_param(
+            return Err(FeatureError::argument(
                 "systems",
                 "'systems' lists an empty slug: give comma-separated slugs, or leave it out",
             ));
         }
         if systems.len() > MAX_SYSTEMS {
-            return Err(ApiError::bad_param(
+            return Err(FeatureError::argument(
                 "systems",
                 format!(
                     "'systems' may list at most {MAX_SYSTEMS} slugs; got {}",
@@ -127,7 +123,7 @@ impl ContextQuery {
         for slug in &systems {
             if compiled::system(slug).is_none() {
                 let closest = search::closest_slugs(slug, 3);
-                return Err(ApiError::bad_param(
+                return Err(FeatureError::argument(
                     "systems",
                     format!("unknown system '{slug}'; closest: {}", closest.join(", ")),
                 ));
@@ -146,7 +142,7 @@ impl ContextQuery {
                     .collect();
                 organs.sort();
                 organs.dedup();
-                return Err(ApiError::bad_param(
+                return Err(FeatureError::argument(
                     "organ",
                     format!("unknown organ '{o}'; known: {}", organs.join(", ")),
                 ));
@@ -156,7 +152,7 @@ impl ContextQuery {
             None => DEFAULT_LIMIT,
             Some(n) if (1..=MAX_LIMIT as i64).contains(&n) => n as usize,
             Some(n) => {
-                return Err(ApiError::bad_param(
+                return Err(FeatureError::argument(
                     "limit",
                     format!("'limit' must be an integer from 1 to {MAX_LIMIT}; got {n}"),
                 ))
@@ -166,7 +162,7 @@ impl ContextQuery {
             None | Some("") | Some("json") => Format::Json,
             Some("markdown") | Some("md") => Format::Markdown,
             Some(other) => {
-                return Err(ApiError::bad_param(
+                return Err(FeatureError::argument(
                     "format",
                     format!("'format' must be json or markdown; got '{other}'"),
                 ))
@@ -205,27 +201,28 @@ fn has_phrase(folded: &str, phrase: &str) -> bool {
 
 /// Reads organs, modalities, sizes, age and cues from a finding, with the corpus's lexicon
 /// and cues.
-pub fn read_finding(text: &str) -> Finding {
+pub fn read_finding(knowledge: &Knowledge, text: &str) -> Finding {
     let words = text::words(text);
     let folded = format!(" {} ", words.join(" "));
     let mut finding = Finding::default();
+    let lexicon = knowledge.lexicon;
     let stated = |group: &Words| group.phrases.iter().any(|p| has_phrase(&folded, p));
-    finding.organs = LEXICON
+    finding.organs = lexicon
         .organs
         .iter()
         .filter(|o| stated(o))
         .map(|o| o.name)
         .collect();
-    finding.modalities = LEXICON
+    finding.modalities = lexicon
         .modalities
         .iter()
         .filter(|m| stated(m))
         .map(|m| m.name)
         .collect();
-    let (sizes, age) = prefill::sizes_and_age(&words);
+    let (sizes, age) = prefill::sizes_and_age(lexicon, &words);
     finding.sizes_mm = sizes.iter().map(|s| s.mm).collect();
     finding.age_years = age;
-    for cue in CUES {
+    for cue in knowledge.cues {
         let organ_ok = cue.organ.is_none_or(|o| finding.organs.contains(&o));
         if organ_ok && cue.phrases.iter().any(|p| has_phrase(&folded, p)) {
             finding.cues.push(cue.name);
@@ -259,19 +256,23 @@ pub struct Withheld {
 }
 
 /// Ranks the systems for a query; the best first, at most `limit` plus forced systems.
-pub fn rank(query: &ContextQuery) -> (Finding, Vec<Selected>) {
-    let (finding, selected, _) = rank_with_withheld(query);
+pub fn rank(knowledge: &Knowledge, query: &ContextQuery) -> (Finding, Vec<Selected>) {
+    let (finding, selected, _) = rank_with_withheld(knowledge, query);
     (finding, selected)
 }
 
 /// [`rank`], plus the systems `verified` kept out that would have ranked among the selected
 /// (at most three), so the answer can say a matching entry exists but is not current.
-pub fn rank_with_withheld(query: &ContextQuery) -> (Finding, Vec<Selected>, Vec<Withheld>) {
-    let finding = read_finding(&query.text);
+pub fn rank_with_withheld(
+    knowledge: &Knowledge,
+    query: &ContextQuery,
+) -> (Finding, Vec<Selected>, Vec<Withheld>) {
+    let ranking = knowledge.ranking;
+    let finding = read_finding(knowledge, &query.text);
     let hits = if query.text.trim().is_empty() {
         Vec::new()
     } else {
-        search::search(&query.text, RANKING.search_hits)
+        search::search(&query.text, ranking.search_hits)
     };
     // Search relevance per system: its best document, plus a share of its matched outcomes.
     let mut base: BTreeMap<usize, (f64, f64, Vec<String>)> = BTreeMap::new();
@@ -280,7 +281,7 @@ pub fn rank_with_withheld(query: &ContextQuery) -> (Finding, Vec<Selected>, Vec<
     // each hit gives its reasons again, and looking each one up in the list walked the list.
     let mut listed: HashSet<(usize, &str)> = HashSet::new();
     for (rank, hit) in hits.iter().enumerate() {
-        if let (Some(code), true) = (hit.code, rank < RANKING.code_hits) {
+        if let (Some(code), true) = (hit.code, rank < ranking.code_hits) {
             codes.entry(hit.slug).or_default().push(code);
         }
         let index = SYSTEMS.iter().position(|s| s.slug == hit.slug).unwrap_or(0);
@@ -288,7 +289,7 @@ pub fn rank_with_withheld(query: &ContextQuery) -> (Finding, Vec<Selected>, Vec<
         if hit.kind == "system" {
             entry.0 = entry.0.max(hit.score);
         } else {
-            entry.1 += hit.score * RANKING.outcome_share;
+            entry.1 += hit.score * ranking.outcome_share;
         }
         for reason in &hit.why {
             if listed.insert((index, reason.matched.as_str())) {
@@ -309,7 +310,7 @@ pub fn rank_with_withheld(query: &ContextQuery) -> (Finding, Vec<Selected>, Vec<
             }
         }
         let (best, outcomes, matched) = base.get(&index).cloned().unwrap_or_default();
-        let mut score = best + outcomes.min(best.max(RANKING.outcome_floor));
+        let mut score = best + outcomes.min(best.max(ranking.outcome_floor));
         let mut reasons = Vec::new();
         let organ_match: Vec<&str> = finding
             .organs
@@ -318,10 +319,10 @@ pub fn rank_with_withheld(query: &ContextQuery) -> (Finding, Vec<Selected>, Vec<
             .filter(|o| system.organs.contains(o))
             .collect();
         if !organ_match.is_empty() {
-            score = (score + RANKING.organ_bonus) * RANKING.organ_factor;
+            score = (score + ranking.organ_bonus) * ranking.organ_factor;
             reasons.push(format!("organ: {}", organ_match.join(", ")));
-        } else if !finding.organs.is_empty() && !system.organs.contains(&RANKING.any_organ) {
-            score *= RANKING.other_organ_factor;
+        } else if !finding.organs.is_empty() && !system.organs.contains(&ranking.any_organ) {
+            score *= ranking.other_organ_factor;
         }
         if !finding.modalities.is_empty() {
             let stated: Vec<&str> = finding
@@ -331,13 +332,17 @@ pub fn rank_with_withheld(query: &ContextQuery) -> (Finding, Vec<Selected>, Vec<
                 .filter(|m| system.modalities.contains(m))
                 .collect();
             if stated.is_empty() {
-                score *= RANKING.other_modality_factor;
+                score *= ranking.other_modality_factor;
             } else {
-                score *= RANKING.modality_factor;
+                score *= ranking.modality_factor;
                 reasons.push(format!("modality: {}", stated.join(", ")));
             }
         }
-        for cue in CUES.iter().filter(|c| finding.cues.contains(&c.name)) {
+        for cue in knowledge
+            .cues
+            .iter()
+            .filter(|c| finding.cues.contains(&c.name))
+        {
             for effect in cue.effects {
                 if effect.systems.contains(&(index as u16)) {
                     score *= effect.factor;
@@ -406,561 +411,33 @@ pub fn rank_with_withheld(query: &ContextQuery) -> (Finding, Vec<Selected>, Vec<
     (finding, ranked, withheld)
 }
 
-/// A line as the context shows it, or `None` when `verified` withholds it.
-fn keep_line(line: &Value, verified: bool, withheld: &mut usize) -> Option<Value> {
-    if !line.is_object() {
-        return None;
-    }
-    if verified && line["verification"] != "verified" {
-        *withheld += 1;
-        return None;
-    }
-    let mut out = Map::new();
-    for key in [
-        "text",
-        "citation",
-        "locator",
-        "consensus",
-        "verification",
-        "reviewer",
-        "reviewed_on",
-    ] {
-        if let Some(v) = line.get(key) {
-            out.insert(key.into(), v.clone());
-        }
-    }
-    Some(Value::Object(out))
-}
-
-fn keep_lines(lines: &Value, verified: bool, withheld: &mut usize) -> Vec<Value> {
-    lines
-        .as_array()
-        .map(|a| {
-            a.iter()
-                .filter_map(|l| keep_line(l, verified, withheld))
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
-/// The outcomes worth showing: those the finding matched first, then the rest, up to a cap.
-fn outcome_order(detail: &Value, matched_codes: &[&str]) -> Vec<usize> {
-    let outcomes = detail["outcomes"].as_array().map(Vec::len).unwrap_or(0);
-    let codes: Vec<&str> = (0..outcomes)
-        .map(|i| detail["outcomes"][i]["code"].as_str().unwrap_or_default())
-        .collect();
-    let mut order: Vec<usize> = (0..outcomes)
-        .filter(|i| matched_codes.contains(&codes[*i]))
-        .collect();
-    order.extend((0..outcomes).filter(|i| !matched_codes.contains(&codes[*i])));
-    order.truncate(MAX_OUTCOMES);
-    order
-}
-
-/// What the evaluator makes of a finding for one system: the inputs read from the text, the
-/// link that evaluates them, and the evaluation itself (`None` when the system has no logic).
-struct Grounded {
-    prefilled: Inputs,
-    link: String,
-    evaluation: Option<Evaluation<'static>>,
-    logic: Option<&'static compiled::Logic>,
-}
-
-impl Grounded {
-    fn of(sel: &Selected, finding: &text::WordIndex) -> Grounded {
-        let logic = compiled::logic(sel.index);
-        let prefilled = logic
-            .map(|l| prefill::prefill_words(l, finding))
-            .unwrap_or_default();
-        let link = match logic {
-            Some(l) => evaluator::evaluate_link(sel.system.slug, l.model(), &prefilled, None),
-            None => format!("/api/v1/systems/{}/evaluate", sel.system.slug),
-        };
-        // The prefilled values are the system's own ids and values, so the evaluator accepts
-        // them; were it to refuse, the answer would simply carry no evaluation.
-        let evaluation = logic.and_then(|l| evaluator::evaluate(l.model(), &prefilled, None).ok());
-        Grounded {
-            prefilled,
-            link,
-            evaluation,
-            logic,
-        }
-    }
-
-    /// The inputs the evaluator still needs, with their definitions.
-    fn missing(&self) -> Vec<Value> {
-        let (Some(eval), Some(logic)) = (&self.evaluation, self.logic) else {
-            return Vec::new();
-        };
-        eval.missing
-            .iter()
-            .filter_map(|id| logic.model().input(id))
-            .map(|input| {
-                let mut m = Map::new();
-                m.insert("id".into(), json!(input.id));
-                m.insert("label".into(), json!(input.label));
-                m.insert("type".into(), json!(input.kind));
-                if let Some(unit) = &input.unit {
-                    m.insert("unit".into(), json!(unit));
-                }
-                if !input.values.is_empty() {
-                    let values: Vec<&str> = input.values.iter().map(|v| v.value.as_str()).collect();
-                    m.insert("values".into(), json!(values));
-                }
-                if let Some(min) = input.min {
-                    m.insert("min".into(), json!(min));
-                }
-                if let Some(max) = input.max {
-                    m.insert("max".into(), json!(max));
-                }
-                Value::Object(m)
-            })
-            .collect()
-    }
-
-    /// The units the finding alone decides: id, title, answer and the deciding rule's
-    /// verification.
-    fn decided(&self) -> Vec<Value> {
-        let Some(eval) = &self.evaluation else {
-            return Vec::new();
-        };
-        eval.units
-            .iter()
-            .filter(|u| u.status == UnitStatus::Decided)
-            .map(|u| {
-                let answer = match (u.outcome, u.result) {
-                    (Some(o), _) if o.label != o.code => format!("{} ({})", o.code, o.label),
-                    (Some(o), _) => o.code.clone(),
-                    (None, Some(r)) => r.to_string(),
-                    (None, None) => u.answer.unwrap_or_default().to_string(),
-                };
-                json!({
-                    "unit": u.id,
-                    "title": u.title,
-                    "answer": answer,
-                    "verification": u.rule.as_ref().map(|r| r.verification),
-                })
-            })
-            .collect()
-    }
-
-    fn prefilled_json(&self) -> Value {
-        let map: Map<String, Value> = self
-            .prefilled
-            .iter()
-            .map(|(id, g)| {
-                let v = match g {
-                    Given::Choice(c) => json!(c),
-                    Given::Choices(c) => json!(c),
-                    Given::Number(x) => json!(x),
-                    Given::Flag(b) => json!(b),
-                };
-                (id.clone(), v)
-            })
-            .collect();
-        Value::Object(map)
-    }
-}
-
-/// The context as JSON.
-pub fn to_json(query: &ContextQuery) -> Value {
-    let (finding, selected, withheld) = rank_with_withheld(query);
-    let words = text::words(&query.text);
-    let finding_words = text::WordIndex::new(&words);
-    let mut systems = Vec::new();
-    for sel in &selected {
-        let detail = compiled::detail_value(sel.index);
-        let grounded = Grounded::of(sel, &finding_words);
-        let mut withheld = 0usize;
-        let matched_codes = &sel.matched_codes;
-        let outcomes: Vec<Value> = outcome_order(detail, matched_codes)
-            .into_iter()
-            .map(|i| {
-                let o = &detail["outcomes"][i];
-                json!({
-                    "code": o["code"],
-                    "label": o["label"],
-                    "matched": matched_codes.contains(&o["code"].as_str().unwrap_or_default()),
-                    "definition": keep_line(&o["definition"], query.verified, &mut withheld),
-                    "risk": keep_line(&o["risk"], query.verified, &mut withheld),
-                    "management": keep_lines(&o["management"], query.verified, &mut withheld),
-                })
-            })
-            .collect();
-        let units: Vec<Value> = detail["decision_units"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .take(MAX_UNITS)
-            .map(|u| {
-                let rules: Vec<Value> = u["rules"]
-                    .as_array()
-                    .into_iter()
-                    .flatten()
-                    .take(MAX_RULES_PER_UNIT)
-                    .filter_map(|r| {
-                        keep_line(r, query.verified, &mut withheld).map(|mut line| {
-                            line["outcome"] = r["outcome"].clone();
-                            line["result"] = r["result"].clone();
-                            line
-                        })
-                    })
-                    .collect();
-                json!({
-                    "id": u["id"],
-                    "title": u["title"],
-                    "summary": keep_line(u, query.verified, &mut withheld),
-                    "rules": rules,
-                })
-            })
-            .collect();
-        let scope = keep_lines(&detail["scope"], query.verified, &mut withheld);
-        let mut cited: Vec<String> = Vec::new();
-        collect_citations(&json!([scope, outcomes, units]), &mut cited);
-        let references: Map<String, Value> = cited
-            .iter()
-            .filter_map(|id| {
-                detail["references"]
-                    .get(id)
-                    .map(|r| (id.clone(), json!(cite(r))))
-            })
-            .collect();
-        let mut entry = json!({
-            "slug": sel.system.slug,
-            "name": sel.system.name,
-            "short_name": sel.system.short_name,
-            "family": sel.system.family,
-            "status": sel.system.status,
-            "version": detail["version"],
-            "organs": sel.system.organs,
-            "modalities": sel.system.modalities,
-            "why": {
-                "score": sel.score,
-                "matched_terms": sel.matched_terms,
-                "reasons": sel.reasons,
-            },
-            "scope": scope,
-            "decision_units": units,
-            "outcomes": outcomes,
-            "prefilled": grounded.prefilled_json(),
-            "decided": grounded.decided(),
-            "missing_inputs": grounded.missing(),
-            "references": references,
-            "withheld_draft_lines": withheld,
-            "links": {
-                "system": format!("/api/v1/systems/{}", sel.system.slug),
-                "evaluate": grounded.link,
-            },
-        });
-        if withheld > 0 {
-            entry["withheld_note"] = json!(format!(
-                "{withheld} draft line(s) not yet verified by a radiologist were withheld; \
-                 verified=false includes them, flagged, for curation or research"
-            ));
-        }
-        systems.push(entry);
-    }
-    let mut out = json!({
-        "notice": NOTICE,
-        "query": {
-            "text": query.text,
-            "systems": query.systems,
-            "organ": query.organ,
-            "limit": query.limit,
-            "verified": query.verified,
-        },
-        "finding": {
-            "organs": finding.organs,
-            "modalities": finding.modalities,
-            "sizes_mm": finding.sizes_mm,
-            "age_years": finding.age_years,
-            "cues": finding.cues,
-            "named_systems": finding.named.iter().map(|n| SYSTEMS[n.index].slug).collect::<Vec<_>>(),
-        },
-        "systems": systems,
-        "withheld_systems": withheld.iter().map(|w| json!({
-            "slug": w.system.slug,
-            "name": w.system.name,
-            "status": w.system.status.as_str(),
-            "score": (w.score * 100.0).round() / 100.0,
-            "reason": format!(
-                "matches the finding, but the entry's status is {}: it is incomplete or no longer current, so verified=true leaves it out; ask with verified=false, or name it in systems, to include it",
-                w.system.status.as_str()
-            ),
-        })).collect::<Vec<_>>(),
-    });
-    if crate::input::is_blank(&query.text) && query.systems.is_empty() {
-        out["note"] = json!(
-            "nothing to ground: give the finding text (q, or text in a POST body) or systems to include"
-        );
-    }
-    out
-}
-
-fn collect_citations(v: &Value, out: &mut Vec<String>) {
-    match v {
-        Value::Object(m) => {
-            if let (Some(Value::String(c)), true) = (m.get("citation"), m.contains_key("locator")) {
-                if !out.contains(c) {
-                    out.push(c.clone());
-                }
-            }
-            m.values().for_each(|x| collect_citations(x, out));
-        }
-        Value::Array(a) => a.iter().for_each(|x| collect_citations(x, out)),
-        _ => {}
-    }
-}
-
-/// A reference as one citation string: authors. Title. Journal Year;Vol(Issue):Pages. doi.
-pub fn cite(r: &Value) -> String {
-    let authors: Vec<&str> = r["authors"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(|a| a.as_str())
-        .collect();
-    let mut s = format!(
-        "{}. {}.",
-        authors.join(", "),
-        r["title"].as_str().unwrap_or_default()
-    );
-    let venue = r["journal"]
-        .as_str()
-        .or(r["publisher"].as_str())
-        .unwrap_or_default();
-    if !venue.is_empty() {
-        s.push(' ');
-        s.push_str(venue);
-    }
-    if let Some(y) = r["year"].as_u64() {
-        s.push_str(&format!(" {y}"));
-    }
-    if let Some(v) = r["volume"].as_str() {
-        s.push_str(&format!(";{v}"));
-        if let Some(i) = r["issue"].as_str() {
-            s.push_str(&format!("({i})"));
-        }
-    }
-    if let Some(p) = r["pages"].as_str() {
-        s.push_str(&format!(":{p}"));
-    }
-    s.push('.');
-    if let Some(d) = r["doi"].as_str() {
-        s.push_str(&format!(" doi:{d}"));
-    }
-    s
-}
-
-/// The context as one markdown block for an assistant's prompt.
-pub fn to_markdown(query: &ContextQuery) -> String {
-    markdown(query, &to_json(query))
-}
-
-/// The markdown block of a context already built by [`to_json`].
-pub fn markdown(query: &ContextQuery, json: &Value) -> String {
-    let mut md = String::new();
-    let mut refs: Vec<String> = Vec::new();
-    let mut reference = |system: &Value, id: &str| -> usize {
-        let text = format!(
-            "{} ({})",
-            system["references"][id].as_str().unwrap_or(id),
-            system["slug"].as_str().unwrap_or_default()
-        );
-        match refs.iter().position(|r| *r == text) {
-            Some(i) => i + 1,
-            None => {
-                refs.push(text);
-                refs.len()
-            }
-        }
-    };
-    md.push_str("## radref grounded context\n\n");
-    md.push_str(&format!("> {NOTICE}\n\n"));
-    if !query.text.trim().is_empty() {
-        md.push_str(&format!("Finding: {}\n\n", one_line(&query.text, 600)));
-    }
-    let systems = json["systems"].as_array().cloned().unwrap_or_default();
-    let withheld = json["withheld_systems"]
-        .as_array()
-        .cloned()
-        .unwrap_or_default();
-    if !withheld.is_empty() {
-        md.push_str("Left out because their entries are not current (ask with verified=false to include them): ");
-        let names: Vec<String> = withheld
-            .iter()
-            .map(|w| {
-                format!(
-                    "{} (`{}`, {})",
-                    w["name"].as_str().unwrap_or_default(),
-                    w["slug"].as_str().unwrap_or_default(),
-                    w["status"].as_str().unwrap_or_default()
-                )
-            })
-            .collect();
-        md.push_str(&names.join("; "));
-        md.push_str(".\n\n");
-    }
-    if systems.is_empty() {
-        md.push_str("No system in the corpus matched this finding.\n");
-    }
-    for system in &systems {
-        md.push_str(&format!(
-            "### {} ({}, {}; `{}`)\n",
-            system["name"].as_str().unwrap_or_default(),
-            system["family"].as_str().unwrap_or_default(),
-            system["status"].as_str().unwrap_or_default(),
-            system["slug"].as_str().unwrap_or_default(),
-        ));
-        let reasons: Vec<&str> = system["why"]["reasons"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter_map(|r| r.as_str())
-            .collect();
-        if !reasons.is_empty() {
-            md.push_str(&format!("Selected for: {}.\n", reasons.join("; ")));
-        }
-        let mut line = |md: &mut String, prefix: &str, l: &Value| {
-            if l.is_null() {
-                return;
-            }
-            let n = reference(system, l["citation"].as_str().unwrap_or_default());
-            let flag = if l["verification"] == "verified" {
-                ""
-            } else {
-                " (draft)"
-            };
-            md.push_str(&format!(
-                "- {prefix}{} [{n}, {}]{flag}\n",
-                one_line(l["text"].as_str().unwrap_or_default(), 400),
-                one_line(l["locator"].as_str().unwrap_or_default(), 80)
-            ));
-        };
-        for l in system["scope"].as_array().into_iter().flatten() {
-            line(&mut md, "Scope: ", l);
-        }
-        for o in system["outcomes"].as_array().into_iter().flatten() {
-            let code = o["code"].as_str().unwrap_or_default();
-            line(&mut md, &format!("{code}: "), &o["definition"]);
-            line(&mut md, &format!("{code} risk: "), &o["risk"]);
-            for m in o["management"].as_array().into_iter().flatten() {
-                line(&mut md, &format!("{code} management: "), m);
-            }
-        }
-        for u in system["decision_units"].as_array().into_iter().flatten() {
-            for r in u["rules"].as_array().into_iter().flatten() {
-                line(&mut md, "Rule: ", r);
-            }
-        }
-        evaluator_lines(&mut md, system);
-        if let Some(note) = system["withheld_note"].as_str() {
-            md.push_str(&format!("- {note}.\n"));
-        }
-        md.push('\n');
-    }
-    if !refs.is_empty() {
-        md.push_str("References:\n");
-        for (i, r) in refs.iter().enumerate() {
-            md.push_str(&format!("[{}] {}\n", i + 1, r));
-        }
-    }
-    let tokens = approx_tokens(&md);
-    md.push_str(&format!(
-        "\n<!-- radref context: about {tokens} tokens -->\n"
-    ));
-    md
-}
-
-/// The evaluator's part of a system's markdown: what the finding alone decides, what the
-/// evaluator still needs (ids as it takes them) and the link that evaluates the finding.
-fn evaluator_lines(md: &mut String, system: &Value) {
-    for d in system["decided"].as_array().into_iter().flatten() {
-        let draft = if d["verification"] == "verified" {
-            ""
-        } else {
-            " (draft)"
-        };
-        md.push_str(&format!(
-            "- Decided from the finding alone, {}: {}{draft}.\n",
-            d["title"].as_str().unwrap_or_default(),
-            d["answer"].as_str().unwrap_or_default(),
-        ));
-    }
-    let inputs = system["missing_inputs"]
-        .as_array()
-        .cloned()
-        .unwrap_or_default();
-    // The first few with what they take; the rest by id, to keep the block short.
-    let mut missing: Vec<String> = inputs
-        .iter()
-        .take(MAX_MISSING_SHOWN)
-        .map(|i| {
-            let mut what = i["type"].as_str().unwrap_or_default().to_string();
-            if let Some(unit) = i["unit"].as_str() {
-                what.push_str(&format!(", {unit}"));
-            }
-            let values: Vec<&str> = i["values"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .filter_map(Value::as_str)
-                .collect();
-            let listed = values.join(" | ");
-            if !values.is_empty() && listed.len() <= 80 {
-                what.push_str(&format!(": {listed}"));
-            }
-            format!(
-                "`{}` ({}; {what})",
-                i["id"].as_str().unwrap_or_default(),
-                one_line(i["label"].as_str().unwrap_or_default(), 60)
-            )
-        })
-        .collect();
-    if inputs.len() > MAX_MISSING_SHOWN {
-        let rest: Vec<&str> = inputs[MAX_MISSING_SHOWN..]
-            .iter()
-            .filter_map(|i| i["id"].as_str())
-            .collect();
-        missing.push(format!("and {}", rest.join(", ")));
-    }
-    if !missing.is_empty() {
-        md.push_str(&format!(
-            "- The evaluator still needs: {}.\n",
-            missing.join("; ")
-        ));
-    }
-    if let Some(link) = system["links"]["evaluate"].as_str() {
-        let filled = system["prefilled"]
-            .as_object()
-            .is_some_and(|p| !p.is_empty());
-        let note = if filled {
-            " (what the finding states is filled in)"
-        } else {
-            ""
-        };
-        md.push_str(&format!("- Evaluate{note}: {link}\n"));
-    }
-}
-
-/// A rough token count (about four characters a token), to budget prompts.
-pub fn approx_tokens(text: &str) -> usize {
-    text.chars().count().div_ceil(4)
-}
-
-fn one_line(s: &str, max: usize) -> String {
-    let flat: String = s.split_whitespace().collect::<Vec<_>>().join(" ");
-    if flat.chars().count() <= max {
-        flat
-    } else {
-        let cut: String = flat.chars().take(max).collect();
-        format!("{cut}…")
-    }
+/// Grounds a finding: the typed answer (see [`answer`]).
+pub fn ground(knowledge: &Knowledge, query: &ContextQuery) -> Grounding {
+    answer::ground(knowledge, query)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::corpus::evaluate::UnitStatus;
+    use crate::knowledge::KNOWLEDGE;
+    use serde_json::{json, Value};
+
+    fn to_json(query: &ContextQuery) -> Value {
+        serde_json::to_value(ground(&KNOWLEDGE, query)).unwrap()
+    }
+
+    fn to_markdown(query: &ContextQuery) -> String {
+        markdown(&ground(&KNOWLEDGE, query))
+    }
+
+    fn rank(query: &ContextQuery) -> (Finding, Vec<Selected>) {
+        super::rank(&KNOWLEDGE, query)
+    }
+
+    fn read_finding(text: &str) -> Finding {
+        super::read_finding(&KNOWLEDGE, text)
+    }
 
     fn q(text: &str) -> ContextQuery {
         ContextQuery::new(Some(text.into()), None, None, None, None, None).unwrap()
@@ -1002,10 +479,12 @@ mod tests {
 
     #[test]
     fn parameters_are_checked() {
-        let bad = |r: Result<ContextQuery, ApiError>, field: &str| {
+        let bad = |r: Result<ContextQuery, FeatureError>, field: &str| {
             let e = r.unwrap_err();
-            assert_eq!(e.status(), 400);
-            assert!(matches!(e, ApiError::BadRequest { field: Some(ref f), .. } if f == field));
+            assert_eq!(e.field(), field);
+            // Through the one door that turns it into HTTP: a 400 naming the parameter.
+            let api = crate::error::ApiError::from(e);
+            assert_eq!(api.status(), 400);
         };
         bad(
             ContextQuery::new(Some("x".into()), None, None, Some(9), None, None),
@@ -1078,7 +557,7 @@ mod tests {
         let withheld = json["withheld_systems"].as_array().unwrap();
         assert_eq!(withheld[0]["slug"], "acr-if-pituitary-2018");
         assert_eq!(withheld[0]["status"], "draft");
-        assert!(markdown(&q(text), &json).contains("`acr-if-pituitary-2018`, draft"));
+        assert!(to_markdown(&q(text)).contains("`acr-if-pituitary-2018`, draft"));
         // Asked for everything, it is the first system; nothing is withheld then.
         let all =
             ContextQuery::new(Some(text.into()), None, None, None, None, Some(false)).unwrap();
@@ -1316,7 +795,7 @@ mod tests {
             .as_str()
             .unwrap()
             .contains("FNA"));
-        let md = markdown(&query, &json);
+        let md = to_markdown(&query);
         assert!(md.contains("- Decided from the finding alone, "), "{md}");
         assert!(
             md.contains("- The evaluator still needs: `composition` ("),
@@ -1388,6 +867,7 @@ mod tests {
 #[cfg(test)]
 mod quality {
     use super::*;
+    use crate::knowledge::KNOWLEDGE;
 
     #[derive(Deserialize)]
     struct Case {
@@ -1423,7 +903,11 @@ mod quality {
             let query =
                 ContextQuery::new(Some(case.text.clone()), None, None, None, None, Some(false))
                     .unwrap();
-            let ranked: Vec<&str> = rank(&query).1.iter().map(|s| s.system.slug).collect();
+            let ranked: Vec<&str> = rank(&KNOWLEDGE, &query)
+                .1
+                .iter()
+                .map(|s| s.system.slug)
+                .collect();
             let hit = |n: usize| {
                 ranked
                     .iter()
@@ -1477,6 +961,8 @@ mod quality {
 #[cfg(test)]
 mod fence {
     use super::*;
+    use crate::knowledge::KNOWLEDGE;
+    use serde_json::{json, Value};
 
     const FIXTURE: &str = "tests/fixtures/context_rankings.json";
 
@@ -1490,7 +976,7 @@ mod fence {
             Some(false),
         )
         .unwrap();
-        let (finding, selected) = rank(&query);
+        let (finding, selected) = rank(&KNOWLEDGE, &query);
         json!({
             "text": text,
             "organs": finding.organs,

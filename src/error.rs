@@ -56,6 +56,19 @@ pub enum ApiError {
     Unavailable { cause: String },
 }
 
+/// The one place where an operation's error becomes a 4xx: an argument error is a 400 naming
+/// the parameter.
+impl From<crate::feature::FeatureError> for ApiError {
+    fn from(e: crate::feature::FeatureError) -> ApiError {
+        match e {
+            crate::feature::FeatureError::Argument { field, message } => ApiError::BadRequest {
+                message,
+                field: Some(field),
+            },
+        }
+    }
+}
+
 impl ApiError {
     /// A 400 without a field.
     pub fn bad_request(message: impl Into<String>) -> ApiError {

@@ -87,3 +87,19 @@ pub struct Ranking {
 }
 
 include!(concat!(env!("OUT_DIR"), "/knowledge_tables.rs"));
+
+/// Everything grounding knows besides the systems themselves: what an operation is handed, so
+/// a test can ground with other knowledge than the corpus's.
+#[derive(Debug)]
+pub struct Knowledge {
+    pub lexicon: &'static Lexicon,
+    pub cues: &'static [Cue],
+    pub ranking: &'static Ranking,
+}
+
+/// The corpus's knowledge.
+pub static KNOWLEDGE: Knowledge = Knowledge {
+    lexicon: &LEXICON,
+    cues: CUES,
+    ranking: &RANKING,
+};

@@ -9,9 +9,9 @@
 //! - [`knowledge`]: the grounding knowledge compiled from `corpus/grounding/`;
 //! - the features' rules: [`templates`], [`webhooks`], [`context`], [`mcp`], [`filter`],
 //!   [`search`], [`evaluation`], [`openapi`], [`html`], [`corpus`];
-//! - the shared floor: [`auth`], [`call`], [`routes`] (the endpoint table), [`services`] (the
-//!   ports), [`input`], [`cache`], [`db`], [`error`], [`http`], [`time`], [`config`],
-//!   [`ratelimit`].
+//! - the shared floor: [`feature`] (an operation's error), [`auth`], [`call`], [`routes`]
+//!   (the endpoint table), [`services`] (the ports), [`input`], [`cache`], [`db`], [`error`],
+//!   [`http`], [`time`], [`config`], [`ratelimit`].
 //!
 //! The content served is reference material, not a medical device; the reporting radiologist
 //! remains responsible for every report.
@@ -28,6 +28,7 @@ pub mod corpus;
 pub mod db;
 pub mod error;
 pub mod evaluation;
+pub mod feature;
 pub mod filter;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod host;

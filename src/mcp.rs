@@ -469,8 +469,9 @@ fn ground_tool(args: &Map<String, Value>) -> ToolResult {
         None,
         verified,
     )?;
-    let mut value = context::to_json(&query);
-    let markdown = context::markdown(&query, &value);
+    let answer = context::ground(&crate::knowledge::KNOWLEDGE, &query);
+    let markdown = context::markdown(&answer);
+    let mut value = json!(answer);
     value["markdown"] = json!(markdown);
     Ok((value, Some(markdown)))
 }

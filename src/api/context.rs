@@ -7,6 +7,7 @@ use crate::context::{self as ctx, ContextBody, ContextQuery, Format};
 use crate::error::ApiError;
 use crate::http::{Request, Response};
 use crate::input::{boolean, integral, json_bytes, Params, Refusal};
+use crate::knowledge::KNOWLEDGE;
 use crate::routes::ContextOp;
 use crate::services::Services;
 
@@ -18,10 +19,11 @@ pub fn dispatch<S: Services>(op: ContextOp, call: &Call<'_, S>) -> Result<Respon
     };
     // The request spent one unit on arrival; a long finding weighs what it costs.
     call.charge(ctx::cost(&query.text) - 1)?;
+    let answer = ctx::ground(&KNOWLEDGE, &query);
     let response = match query.format {
-        Format::Json => Response::json(200, &ctx::to_json(&query)),
+        Format::Json => Response::json(200, &answer),
         Format::Markdown => {
-            let md = ctx::to_markdown(&query);
+            let md = ctx::markdown(&answer);
             let tokens = ctx::approx_tokens(&md);
             Response::bytes(200, "text/markdown; charset=utf-8", md.into_bytes())
                 .with_header("x-approx-tokens", tokens.to_string())
@@ -49,14 +51,14 @@ fn from_body(request: &Request) -> Result<ContextQuery, ApiError> {
         None => None,
         Some(n) => Some(integral(n).ok_or_else(|| limit_error(n))?),
     };
-    ContextQuery::new(
+    Ok(ContextQuery::new(
         body.text,
         body.systems,
         body.organ,
         limit,
         body.format,
         body.verified,
-    )
+    )?)
 }
 
 /// The query string of a GET: `q` is capped at `context::MAX_QUERY_CHARS`.
@@ -91,12 +93,12 @@ fn from_query(request: &Request) -> Result<ContextQuery, ApiError> {
             ),
         ));
     }
-    ContextQuery::new(
+    Ok(ContextQuery::new(
         q,
         systems,
         request.get("organ")?,
         limit,
         request.get("format")?,
         boolean(request, "verified", Refusal::BadRequest)?,
-    )
+    )?)
 }

@@ -29,7 +29,7 @@ use crate::corpus::compiled::Logic;
 use crate::corpus::evaluate::{Given, Inputs};
 use crate::corpus::source::{Input, InputType};
 use crate::corpus::text;
-use crate::knowledge::LEXICON;
+use crate::knowledge::Lexicon;
 
 /// A size stated in the finding.
 #[derive(Clone, Debug, PartialEq)]
@@ -43,7 +43,7 @@ pub struct SizeMention {
 }
 
 /// Sizes ("8 mm", "8mm", "1.5 cm") and the age ("67-year-old", "67 yo") in folded words.
-pub fn sizes_and_age(words: &[String]) -> (Vec<SizeMention>, Option<f64>) {
+pub fn sizes_and_age(lexicon: &Lexicon, words: &[String]) -> (Vec<SizeMention>, Option<f64>) {
     let mut sizes = Vec::new();
     let mut age = None;
     for (i, w) in words.iter().enumerate() {
@@ -67,15 +67,11 @@ pub fn sizes_and_age(words: &[String]) -> (Vec<SizeMention>, Option<f64>) {
                 at: i,
                 end,
             }),
-            Some(word) if LEXICON.age_words.contains(&word) => age = Some(value),
+            Some(word) if lexicon.age_words.contains(&word) => age = Some(value),
             _ => {}
         }
     }
     (sizes, age)
-}
-
-fn measured(word: &str) -> Option<&'static str> {
-    LEXICON.measured(word)
 }
 
 /// A length input (mm or cm) as sizes are matched to it.
@@ -91,7 +87,7 @@ struct LengthInput<'a> {
 }
 
 impl<'a> LengthInput<'a> {
-    fn of(input: &'a Input) -> LengthInput<'a> {
+    fn of(lexicon: &Lexicon, input: &'a Input) -> LengthInput<'a> {
         let mut outside = String::new();
         let mut inside = String::new();
         let mut depth = 0usize;
@@ -109,16 +105,16 @@ impl<'a> LengthInput<'a> {
         }
         let outside = text::words(&outside);
         let inside = text::words(&inside);
-        let nouns: Vec<&'static str> = outside.iter().filter_map(|w| measured(w)).collect();
-        let aside: Vec<&'static str> = inside.iter().filter_map(|w| measured(w)).collect();
+        let nouns: Vec<&'static str> = outside.iter().filter_map(|w| lexicon.measured(w)).collect();
+        let aside: Vec<&'static str> = inside.iter().filter_map(|w| lexicon.measured(w)).collect();
         let head = nouns.last().copied();
         let qualifiers = input
             .label
             .split(|c: char| c.is_whitespace() || c == '(' || c == ')' || c == ',')
             .map(text::words)
             .filter(|q| !q.is_empty())
-            .filter(|q| !(q.len() == 1 && LEXICON.measure_words.contains(&q[0].as_str())))
-            .filter(|q| !(q.len() == 1 && measured(&q[0]).is_some_and(|n| Some(n) == head)))
+            .filter(|q| !(q.len() == 1 && lexicon.measure_words.contains(&q[0].as_str())))
+            .filter(|q| !(q.len() == 1 && lexicon.measured(&q[0]).is_some_and(|n| Some(n) == head)))
             .collect();
         LengthInput {
             input,
@@ -169,15 +165,19 @@ impl<'a> LengthInput<'a> {
 /// What a size measures: the nearest measured noun in the four words after it (stopping at
 /// another number or a clause break), else in the three before it (stopping at a number),
 /// with the words that qualify it.
-fn measures(words: &[String], size: &SizeMention) -> (Option<&'static str>, Vec<String>) {
+fn measures(
+    lexicon: &Lexicon,
+    words: &[String],
+    size: &SizeMention,
+) -> (Option<&'static str>, Vec<String>) {
     let is_number = |w: &String| w.starts_with(|c: char| c.is_ascii_digit());
     let after = &words[size.end.min(words.len())..(size.end + 4).min(words.len())];
     let mut near = Vec::new();
     for w in after {
-        if is_number(w) || LEXICON.clause_breaks.contains(&w.as_str()) {
+        if is_number(w) || lexicon.clause_breaks.contains(&w.as_str()) {
             break;
         }
-        if let Some(n) = measured(w) {
+        if let Some(n) = lexicon.measured(w) {
             return (Some(n), near);
         }
         near.push(w.clone());
@@ -187,7 +187,7 @@ fn measures(words: &[String], size: &SizeMention) -> (Option<&'static str>, Vec<
         if is_number(w) {
             break;
         }
-        if let Some(n) = measured(w) {
+        if let Some(n) = lexicon.measured(w) {
             let start = (size.at.saturating_sub(3) + k).saturating_sub(3);
             let qualifiers = words[start..size.at.saturating_sub(3) + k].to_vec();
             return (Some(n), qualifiers);
@@ -197,11 +197,17 @@ fn measures(words: &[String], size: &SizeMention) -> (Option<&'static str>, Vec<
 }
 
 /// Fills the length inputs of a system from the sizes of a finding.
-fn fill_sizes(lengths: &[LengthInput], words: &[String], sizes: &[SizeMention], out: &mut Inputs) {
+fn fill_sizes(
+    lexicon: &Lexicon,
+    lengths: &[LengthInput],
+    words: &[String],
+    sizes: &[SizeMention],
+    out: &mut Inputs,
+) {
     let mut filled = vec![false; lengths.len()];
     let mut read: Vec<(Option<&'static str>, Vec<String>)> = Vec::new();
     for size in sizes {
-        let (noun, near) = measures(words, size);
+        let (noun, near) = measures(lexicon, words, size);
         if let Some(noun) = noun {
             let best = lengths
                 .iter()
@@ -225,12 +231,12 @@ fn fill_sizes(lengths: &[LengthInput], words: &[String], sizes: &[SizeMention], 
         let about_lesion = only
             .nouns
             .last()
-            .is_none_or(|n| LEXICON.lesion_nouns.contains(n));
+            .is_none_or(|n| lexicon.lesion_nouns.contains(n));
         if !filled[0] && about_lesion {
             let first = sizes
                 .iter()
                 .zip(&read)
-                .find(|(_, (noun, _))| noun.is_none_or(|n| LEXICON.lesion_nouns.contains(&n)));
+                .find(|(_, (noun, _))| noun.is_none_or(|n| lexicon.lesion_nouns.contains(&n)));
             if let Some(v) = first.and_then(|(s, _)| only.value(s.mm)) {
                 out.insert(only.input.id.clone(), Given::Number(v));
             }
@@ -247,7 +253,7 @@ struct Stated<'a> {
 }
 
 /// The phrases a value may be written as: its id with spaces and its label, when specific.
-fn phrases(value: &str, label: &str) -> Vec<Vec<String>> {
+fn phrases(lexicon: &Lexicon, value: &str, label: &str) -> Vec<Vec<String>> {
     let mut out: Vec<Vec<String>> = Vec::new();
     for p in [text::words(&value.replace('_', " ")), text::words(label)] {
         let joined = p.join(" ");
@@ -255,7 +261,7 @@ fn phrases(value: &str, label: &str) -> Vec<Vec<String>> {
         let has_digit = joined.chars().any(|c| c.is_ascii_digit());
         let has_letter = joined.chars().any(|c| c.is_ascii_alphabetic());
         let specific = has_letter && (chars >= 4 || has_digit);
-        if specific && !LEXICON.generic_values.contains(&joined.as_str()) && !out.contains(&p) {
+        if specific && !lexicon.generic_values.contains(&joined.as_str()) && !out.contains(&p) {
             out.push(p);
         }
     }
@@ -263,15 +269,15 @@ fn phrases(value: &str, label: &str) -> Vec<Vec<String>> {
 }
 
 /// Fills the enum inputs whose value the finding states unambiguously.
-fn fill_enums(logic: &Logic, index: &text::WordIndex, out: &mut Inputs) {
+fn fill_enums(lexicon: &Lexicon, logic: &Logic, index: &text::WordIndex, out: &mut Inputs) {
     let words = index.words();
     let mut stated: Vec<Stated> = Vec::new();
     for input in logic.inputs.iter().filter(|i| i.kind == InputType::Enum) {
         for v in &input.values {
-            for phrase in phrases(&v.value, &v.label) {
+            for phrase in phrases(lexicon, &v.value, &v.label) {
                 for start in index.starts(&phrase) {
                     let negated =
-                        start > 0 && LEXICON.negations.contains(&words[start - 1].as_str());
+                        start > 0 && lexicon.negations.contains(&words[start - 1].as_str());
                     if !negated {
                         stated.push(Stated {
                             input: &input.id,
@@ -322,25 +328,25 @@ fn fill_enums(logic: &Logic, index: &text::WordIndex, out: &mut Inputs) {
 }
 
 /// The inputs of `logic` that the finding states.
-pub fn prefill(logic: &Logic, finding_text: &str) -> Inputs {
+pub fn prefill(lexicon: &Lexicon, logic: &Logic, finding_text: &str) -> Inputs {
     let words = text::words(finding_text);
-    prefill_words(logic, &text::WordIndex::new(&words))
+    prefill_words(lexicon, logic, &text::WordIndex::new(&words))
 }
 
 /// [`prefill`] for a finding already read into indexed words (grounding reads it once for all
 /// the systems it selects).
-pub fn prefill_words(logic: &Logic, index: &text::WordIndex) -> Inputs {
+pub fn prefill_words(lexicon: &Lexicon, logic: &Logic, index: &text::WordIndex) -> Inputs {
     let words = index.words();
-    let (sizes, age) = sizes_and_age(words);
+    let (sizes, age) = sizes_and_age(lexicon, words);
     let mut out = Inputs::new();
     let lengths: Vec<LengthInput> = logic
         .inputs
         .iter()
         .filter(|i| i.kind == InputType::Number && i.derived_from.is_none())
         .filter(|i| matches!(i.unit.as_deref(), Some("mm") | Some("cm")))
-        .map(LengthInput::of)
+        .map(|i| LengthInput::of(lexicon, i))
         .collect();
-    fill_sizes(&lengths, words, &sizes, &mut out);
+    fill_sizes(lexicon, &lengths, words, &sizes, &mut out);
     if let Some(age) = age {
         let years = logic.inputs.iter().find(|i| {
             i.kind == InputType::Number
@@ -354,7 +360,7 @@ pub fn prefill_words(logic: &Logic, index: &text::WordIndex) -> Inputs {
             }
         }
     }
-    fill_enums(logic, index, &mut out);
+    fill_enums(lexicon, logic, index, &mut out);
     out
 }
 
@@ -362,10 +368,11 @@ pub fn prefill_words(logic: &Logic, index: &text::WordIndex) -> Inputs {
 mod tests {
     use super::*;
     use crate::corpus::compiled::{logic, SYSTEMS};
+    use crate::knowledge::LEXICON;
 
     fn read(slug: &str, text: &str) -> Inputs {
         let index = SYSTEMS.iter().position(|s| s.slug == slug).unwrap();
-        prefill(logic(index).unwrap(), text)
+        prefill(&LEXICON, logic(index).unwrap(), text)
     }
 
     fn number(inputs: &Inputs, id: &str) -> Option<f64> {

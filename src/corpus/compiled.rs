@@ -123,6 +123,8 @@ pub struct Logic {
     pub name: String,
     pub short_name: String,
     pub version: String,
+    /// The scope and applicability lines.
+    pub scope: Vec<super::source::Line>,
     pub inputs: Vec<super::source::Input>,
     pub decision_units: Vec<super::source::DecisionUnit>,
     pub outcomes: Vec<super::source::Outcome>,

@@ -254,6 +254,18 @@ pub enum InputType {
     Boolean,
 }
 
+impl InputType {
+    /// The wire name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            InputType::Enum => "enum",
+            InputType::Multi => "multi",
+            InputType::Number => "number",
+            InputType::Boolean => "boolean",
+        }
+    }
+}
+
 /// One allowed value of an enum or multi input.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]

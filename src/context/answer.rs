@@ -1,0 +1,500 @@
+//! The grounding answer, typed: what `GET|POST /api/v1/context` and the `radref_ground` tool
+//! return. serde writes its JSON; `render` writes its markdown block from the same struct, so
+//! the two cannot disagree.
+//!
+//! Every clinical line in it is borrowed from the compiled corpus as it is, with its citation,
+//! locator, consensus and verification; `verified` keeps only verified lines and counts the
+//! ones it withheld.
+
+use super::prefill;
+use super::{rank_with_withheld, ContextQuery, Selected, Withheld};
+use crate::corpus::compile::NOTICE;
+use crate::corpus::compiled::{self, Logic, SYSTEMS};
+use crate::corpus::evaluate::{self as evaluator, Evaluation, Given, UnitStatus};
+use crate::corpus::source::{
+    AsLine, Consensus, Family, InputType, Line, Outcome, Reference, Status, Verification,
+};
+use crate::corpus::text;
+use crate::knowledge::Knowledge;
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// Outcomes and rules shown per system, at most.
+const MAX_OUTCOMES: usize = 8;
+const MAX_RULES_PER_UNIT: usize = 12;
+const MAX_UNITS: usize = 4;
+
+/// The answer to a grounding query.
+#[derive(Clone, Debug, Serialize)]
+pub struct Grounding {
+    pub notice: &'static str,
+    pub query: QueryEcho,
+    pub finding: FindingRead,
+    pub systems: Vec<SystemContext>,
+    pub withheld_systems: Vec<WithheldSystem>,
+    /// Said when there was nothing to ground.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<&'static str>,
+}
+
+/// The query as it was read.
+#[derive(Clone, Debug, Serialize)]
+pub struct QueryEcho {
+    pub text: String,
+    pub systems: Vec<String>,
+    pub organ: Option<String>,
+    pub limit: usize,
+    pub verified: bool,
+}
+
+/// What was read from the finding.
+#[derive(Clone, Debug, Serialize)]
+pub struct FindingRead {
+    pub organs: Vec<&'static str>,
+    pub modalities: Vec<&'static str>,
+    pub sizes_mm: Vec<f64>,
+    pub age_years: Option<f64>,
+    pub cues: Vec<&'static str>,
+    pub named_systems: Vec<&'static str>,
+}
+
+/// A clinical line as the answer shows it.
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct CitedLine {
+    pub text: &'static str,
+    pub citation: &'static str,
+    pub locator: &'static str,
+    pub consensus: Consensus,
+    pub verification: Verification,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reviewer: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reviewed_on: Option<&'static str>,
+}
+
+/// A rule of a decision unit: its line, and the outcome code and/or result it gives.
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct RuleLine {
+    #[serde(flatten)]
+    pub line: CitedLine,
+    pub outcome: Option<&'static str>,
+    pub result: Option<&'static str>,
+}
+
+/// A decision unit: its summary line and its first rules.
+#[derive(Clone, Debug, Serialize)]
+pub struct UnitContext {
+    pub id: &'static str,
+    pub title: &'static str,
+    pub summary: Option<CitedLine>,
+    pub rules: Vec<RuleLine>,
+}
+
+/// An outcome (category) with its lines; `matched` when the finding's words matched its code.
+#[derive(Clone, Debug, Serialize)]
+pub struct OutcomeContext {
+    pub code: &'static str,
+    pub label: &'static str,
+    pub matched: bool,
+    pub definition: Option<CitedLine>,
+    pub risk: Option<CitedLine>,
+    pub management: Vec<CitedLine>,
+}
+
+/// Why a system was selected.
+#[derive(Clone, Debug, Serialize)]
+pub struct Why {
+    pub score: f64,
+    pub matched_terms: Vec<String>,
+    pub reasons: Vec<String>,
+}
+
+/// A unit the finding alone decides.
+#[derive(Clone, Debug, Serialize)]
+pub struct Decided {
+    pub unit: &'static str,
+    pub title: &'static str,
+    pub answer: String,
+    /// The deciding rule's verification.
+    pub verification: Option<Verification>,
+}
+
+/// An input the evaluator still needs, with its definition.
+#[derive(Clone, Debug, Serialize)]
+pub struct MissingInput {
+    pub id: &'static str,
+    pub label: &'static str,
+    #[serde(rename = "type")]
+    pub kind: InputType,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unit: Option<&'static str>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub values: Vec<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub min: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max: Option<f64>,
+}
+
+/// Where to read the system and evaluate the finding.
+#[derive(Clone, Debug, Serialize)]
+pub struct Links {
+    pub system: String,
+    /// The evaluate link, prefilled with what the finding states.
+    pub evaluate: String,
+}
+
+/// A selected system with its cited lines and what the evaluator makes of the finding.
+#[derive(Clone, Debug, Serialize)]
+pub struct SystemContext {
+    pub slug: &'static str,
+    pub name: &'static str,
+    pub short_name: &'static str,
+    pub family: Family,
+    pub status: Status,
+    pub version: &'static str,
+    pub organs: &'static [&'static str],
+    pub modalities: &'static [&'static str],
+    pub why: Why,
+    pub scope: Vec<CitedLine>,
+    pub decision_units: Vec<UnitContext>,
+    pub outcomes: Vec<OutcomeContext>,
+    /// The evaluator inputs the finding states.
+    pub prefilled: BTreeMap<String, Given>,
+    pub decided: Vec<Decided>,
+    pub missing_inputs: Vec<MissingInput>,
+    /// The references the shown lines cite, by id, as one citation string each.
+    pub references: BTreeMap<&'static str, String>,
+    pub withheld_draft_lines: usize,
+    pub links: Links,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub withheld_note: Option<String>,
+}
+
+/// A system that matched but is left out because its entry is not current.
+#[derive(Clone, Debug, Serialize)]
+pub struct WithheldSystem {
+    pub slug: &'static str,
+    pub name: &'static str,
+    pub status: Status,
+    pub score: f64,
+    pub reason: String,
+}
+
+/// Keeps the lines `verified` allows and counts the others.
+struct Keep {
+    verified: bool,
+    withheld: usize,
+}
+
+impl Keep {
+    fn line<L: AsLine>(&mut self, line: &'static L) -> Option<CitedLine> {
+        let l = line.line();
+        if self.verified && l.verification != Verification::Verified {
+            self.withheld += 1;
+            return None;
+        }
+        Some(CitedLine {
+            text: l.text,
+            citation: l.citation,
+            locator: l.locator,
+            consensus: l.consensus,
+            verification: l.verification,
+            reviewer: l.reviewer,
+            reviewed_on: l.reviewed_on,
+        })
+    }
+
+    fn lines(&mut self, lines: &'static [Line]) -> Vec<CitedLine> {
+        lines.iter().filter_map(|l| self.line(l)).collect()
+    }
+}
+
+/// The outcomes worth showing: those the finding matched first, then the rest, up to a cap.
+fn outcome_order(outcomes: &'static [Outcome], matched: &[&str]) -> Vec<&'static Outcome> {
+    let (first, rest): (Vec<&Outcome>, Vec<&Outcome>) = outcomes
+        .iter()
+        .partition(|o| matched.contains(&o.code.as_str()));
+    first.into_iter().chain(rest).take(MAX_OUTCOMES).collect()
+}
+
+/// What the evaluator makes of a finding for one system: the inputs read from the text, the
+/// link that evaluates them, and the evaluation itself (`None` when the system has no logic).
+struct Evaluated {
+    prefilled: BTreeMap<String, Given>,
+    link: String,
+    evaluation: Option<Evaluation<'static>>,
+}
+
+impl Evaluated {
+    fn of(knowledge: &Knowledge, logic: &'static Logic, finding: &text::WordIndex) -> Evaluated {
+        let prefilled = prefill::prefill_words(knowledge.lexicon, logic, finding);
+        let link = evaluator::evaluate_link(&logic.slug, logic.model(), &prefilled, None);
+        // The prefilled values are the system's own ids and values, so the evaluator accepts
+        // them; were it to refuse, the answer would simply carry no evaluation.
+        let evaluation = evaluator::evaluate(logic.model(), &prefilled, None).ok();
+        Evaluated {
+            prefilled,
+            link,
+            evaluation,
+        }
+    }
+
+    /// The inputs the evaluator still needs, with their definitions.
+    fn missing(&self, logic: &'static Logic) -> Vec<MissingInput> {
+        let Some(eval) = &self.evaluation else {
+            return Vec::new();
+        };
+        eval.missing
+            .iter()
+            .filter_map(|id| logic.model().input(id))
+            .map(|input| MissingInput {
+                id: &input.id,
+                label: &input.label,
+                kind: input.kind,
+                unit: input.unit.as_deref(),
+                values: input.values.iter().map(|v| v.value.as_str()).collect(),
+                min: input.min,
+                max: input.max,
+            })
+            .collect()
+    }
+
+    /// The units the finding alone decides.
+    fn decided(&self) -> Vec<Decided> {
+        let Some(eval) = &self.evaluation else {
+            return Vec::new();
+        };
+        eval.units
+            .iter()
+            .filter(|u| u.status == UnitStatus::Decided)
+            .map(|u| Decided {
+                unit: u.id,
+                title: u.title,
+                answer: match (u.outcome, u.result) {
+                    (Some(o), _) if o.label != o.code => format!("{} ({})", o.code, o.label),
+                    (Some(o), _) => o.code.clone(),
+                    (None, Some(r)) => r.to_string(),
+                    (None, None) => u.answer.unwrap_or_default().to_string(),
+                },
+                verification: u.rule.as_ref().map(|r| r.verification),
+            })
+            .collect()
+    }
+}
+
+/// One selected system's context.
+fn system_context(
+    knowledge: &Knowledge,
+    sel: &Selected,
+    finding: &text::WordIndex,
+    verified: bool,
+) -> SystemContext {
+    let system = sel.system;
+    let logic = compiled::logic(sel.index);
+    let evaluated = logic.map(|l| Evaluated::of(knowledge, l, finding));
+    let mut keep = Keep {
+        verified,
+        withheld: 0,
+    };
+    let matched = &sel.matched_codes;
+    let outcomes: Vec<OutcomeContext> = logic
+        .map(|l| outcome_order(&l.outcomes, matched))
+        .unwrap_or_default()
+        .into_iter()
+        .map(|o| OutcomeContext {
+            code: &o.code,
+            label: &o.label,
+            matched: matched.contains(&o.code.as_str()),
+            definition: keep.line(&o.definition),
+            risk: o.risk.as_ref().and_then(|r| keep.line(r)),
+            management: keep.lines(&o.management),
+        })
+        .collect();
+    let units: Vec<UnitContext> = logic
+        .map(|l| &l.decision_units[..])
+        .unwrap_or_default()
+        .iter()
+        .take(MAX_UNITS)
+        .map(|u| {
+            let rules = u
+                .rules
+                .iter()
+                .take(MAX_RULES_PER_UNIT)
+                .filter_map(|r| {
+                    keep.line(r).map(|line| RuleLine {
+                        line,
+                        outcome: r.outcome.as_deref(),
+                        result: r.result.as_deref(),
+                    })
+                })
+                .collect();
+            UnitContext {
+                id: &u.id,
+                title: &u.title,
+                summary: keep.line(u),
+                rules,
+            }
+        })
+        .collect();
+    let scope = logic.map(|l| keep.lines(&l.scope)).unwrap_or_default();
+    let references = logic
+        .map(|l| cited(&l.references, &scope, &outcomes, &units))
+        .unwrap_or_default();
+    let withheld = keep.withheld;
+    SystemContext {
+        slug: system.slug,
+        name: system.name,
+        short_name: system.short_name,
+        family: system.family,
+        status: system.status,
+        version: logic.map(|l| l.version.as_str()).unwrap_or_default(),
+        organs: system.organs,
+        modalities: system.modalities,
+        why: Why {
+            score: sel.score,
+            matched_terms: sel.matched_terms.clone(),
+            reasons: sel.reasons.clone(),
+        },
+        scope,
+        decision_units: units,
+        outcomes,
+        prefilled: evaluated
+            .as_ref()
+            .map(|e| e.prefilled.clone())
+            .unwrap_or_default(),
+        decided: evaluated
+            .as_ref()
+            .map(Evaluated::decided)
+            .unwrap_or_default(),
+        missing_inputs: match (&evaluated, logic) {
+            (Some(e), Some(l)) => e.missing(l),
+            _ => Vec::new(),
+        },
+        references,
+        withheld_draft_lines: withheld,
+        links: Links {
+            system: format!("/api/v1/systems/{}", system.slug),
+            evaluate: evaluated
+                .map(|e| e.link)
+                .unwrap_or_else(|| format!("/api/v1/systems/{}/evaluate", system.slug)),
+        },
+        withheld_note: (withheld > 0).then(|| {
+            format!(
+                "{withheld} draft line(s) not yet verified by a radiologist were withheld; \
+                 verified=false includes them, flagged, for curation or research"
+            )
+        }),
+    }
+}
+
+/// The references the shown lines cite, each as one citation string.
+fn cited(
+    references: &'static BTreeMap<String, Reference>,
+    scope: &[CitedLine],
+    outcomes: &[OutcomeContext],
+    units: &[UnitContext],
+) -> BTreeMap<&'static str, String> {
+    let lines = scope
+        .iter()
+        .chain(outcomes.iter().flat_map(|o| {
+            o.definition
+                .iter()
+                .chain(o.risk.iter())
+                .chain(o.management.iter())
+        }))
+        .chain(
+            units
+                .iter()
+                .flat_map(|u| u.summary.iter().chain(u.rules.iter().map(|r| &r.line))),
+        );
+    let mut out = BTreeMap::new();
+    for line in lines {
+        if let Some((id, r)) = references.get_key_value(line.citation) {
+            out.entry(id.as_str()).or_insert_with(|| cite(r));
+        }
+    }
+    out
+}
+
+/// A reference as one citation string: authors. Title. Journal Year;Vol(Issue):Pages. doi.
+pub fn cite(r: &Reference) -> String {
+    let mut s = format!("{}. {}.", r.authors.join(", "), r.title);
+    let venue = r
+        .journal
+        .as_deref()
+        .or(r.publisher.as_deref())
+        .unwrap_or_default();
+    if !venue.is_empty() {
+        s.push(' ');
+        s.push_str(venue);
+    }
+    s.push_str(&format!(" {}", r.year));
+    if let Some(v) = &r.volume {
+        s.push_str(&format!(";{v}"));
+        if let Some(i) = &r.issue {
+            s.push_str(&format!("({i})"));
+        }
+    }
+    if let Some(p) = &r.pages {
+        s.push_str(&format!(":{p}"));
+    }
+    s.push('.');
+    if let Some(d) = &r.doi {
+        s.push_str(&format!(" doi:{d}"));
+    }
+    s
+}
+
+fn withheld_system(w: &Withheld) -> WithheldSystem {
+    WithheldSystem {
+        slug: w.system.slug,
+        name: w.system.name,
+        status: w.system.status,
+        score: (w.score * 100.0).round() / 100.0,
+        reason: format!(
+            "matches the finding, but the entry's status is {}: it is incomplete or no longer current, so verified=true leaves it out; ask with verified=false, or name it in systems, to include it",
+            w.system.status.as_str()
+        ),
+    }
+}
+
+/// Grounds a finding: the systems that govern it, ranked, each with its cited lines and what
+/// the evaluator makes of the finding.
+pub fn ground(knowledge: &Knowledge, query: &ContextQuery) -> Grounding {
+    let (finding, selected, withheld) = rank_with_withheld(knowledge, query);
+    let words = text::words(&query.text);
+    let finding_words = text::WordIndex::new(&words);
+    let systems = selected
+        .iter()
+        .map(|sel| system_context(knowledge, sel, &finding_words, query.verified))
+        .collect();
+    let nothing = crate::input::is_blank(&query.text) && query.systems.is_empty();
+    Grounding {
+        notice: NOTICE,
+        query: QueryEcho {
+            text: query.text.clone(),
+            systems: query.systems.clone(),
+            organ: query.organ.clone(),
+            limit: query.limit,
+            verified: query.verified,
+        },
+        finding: FindingRead {
+            organs: finding.organs,
+            modalities: finding.modalities,
+            sizes_mm: finding.sizes_mm,
+            age_years: finding.age_years,
+            cues: finding.cues,
+            named_systems: finding
+                .named
+                .iter()
+                .map(|n| SYSTEMS[n.index].slug)
+                .collect(),
+        },
+        systems,
+        withheld_systems: withheld.iter().map(withheld_system).collect(),
+        note: nothing.then_some(
+            "nothing to ground: give the finding text (q, or text in a POST body) or systems to include",
+        ),
+    }
+}
