@@ -66,19 +66,6 @@ pub struct ContextQuery {
     pub verified: bool,
 }
 
-/// The JSON body of `POST /api/v1/context`.
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ContextBody {
-    pub text: Option<String>,
-    pub systems: Option<Vec<String>>,
-    pub organ: Option<String>,
-    /// A JSON number; 4 and 4.0 are the same integer, as JSON Schema has it.
-    pub limit: Option<serde_json::Number>,
-    pub format: Option<String>,
-    pub verified: Option<bool>,
-}
-
 impl ContextQuery {
     /// Builds and checks a query. `text` may be empty when `systems` names systems.
     pub fn new(

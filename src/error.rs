@@ -57,7 +57,7 @@ pub enum ApiError {
 }
 
 /// The one place where an operation's error becomes a 4xx: an argument error is a 400 naming
-/// the parameter.
+/// the parameter, a thing that does not exist (a slug in the path) a 404.
 impl From<crate::feature::FeatureError> for ApiError {
     fn from(e: crate::feature::FeatureError) -> ApiError {
         match e {
@@ -65,6 +65,9 @@ impl From<crate::feature::FeatureError> for ApiError {
                 message,
                 field: Some(field),
             },
+            crate::feature::FeatureError::NotFound { message, .. } => {
+                ApiError::NotFound { message }
+            }
         }
     }
 }

@@ -14,6 +14,9 @@ pub enum FeatureError {
     /// An argument is malformed, out of range or names nothing known: the argument (by its
     /// name in the request) and a message that says what is accepted.
     Argument { field: String, message: String },
+    /// The argument names a thing that does not exist (a slug no system has): the argument
+    /// and a message that suggests what does.
+    NotFound { field: String, message: String },
 }
 
 impl FeatureError {
@@ -25,10 +28,18 @@ impl FeatureError {
         }
     }
 
+    /// A not-found error.
+    pub fn not_found(field: &str, message: impl Into<String>) -> FeatureError {
+        FeatureError::NotFound {
+            field: field.to_string(),
+            message: message.into(),
+        }
+    }
+
     /// The argument at fault.
     pub fn field(&self) -> &str {
         match self {
-            FeatureError::Argument { field, .. } => field,
+            FeatureError::Argument { field, .. } | FeatureError::NotFound { field, .. } => field,
         }
     }
 }
@@ -36,7 +47,9 @@ impl FeatureError {
 impl fmt::Display for FeatureError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            FeatureError::Argument { message, .. } => f.write_str(message),
+            FeatureError::Argument { message, .. } | FeatureError::NotFound { message, .. } => {
+                f.write_str(message)
+            }
         }
     }
 }

@@ -5,9 +5,10 @@
 //! [`app::handle`] is the whole service as a function from a request to a response, which host
 //! tests call directly. The house, from the top floor down:
 //!
-//! - [`app`]: the dispatcher; [`api`]: the handlers, one module per feature;
+//! - [`app`]: the dispatcher; [`api`]: the handlers, one module per feature; [`mcp`]: the
+//!   tools; both read arguments with [`args`], declared once in [`schema`];
 //! - [`knowledge`]: the grounding knowledge compiled from `corpus/grounding/`;
-//! - the features' rules: [`templates`], [`webhooks`], [`context`], [`mcp`], [`filter`],
+//! - the features' rules: [`templates`], [`webhooks`], [`context`], [`filter`],
 //!   [`search`], [`evaluation`], [`openapi`], [`html`], [`corpus`];
 //! - the shared floor: [`feature`] (an operation's error), [`auth`], [`call`], [`routes`]
 //!   (the endpoint table), [`services`] (the ports), [`input`], [`cache`], [`db`], [`error`],
@@ -18,6 +19,7 @@
 
 pub mod api;
 pub mod app;
+pub mod args;
 pub mod auth;
 pub mod build_info;
 pub mod cache;
@@ -40,6 +42,7 @@ pub mod mcp;
 pub mod openapi;
 pub mod ratelimit;
 pub mod routes;
+pub mod schema;
 pub mod search;
 pub mod services;
 pub mod templates;

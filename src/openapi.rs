@@ -5,7 +5,6 @@
 //! and answers comes from [`operation`], one exhaustive match, so an operation that is not
 //! documented does not compile. Every limit in a schema is the constant the code enforces.
 
-use crate::context;
 use crate::corpus::compiled::{self, SYSTEMS};
 use crate::corpus::evaluate::evaluate_link;
 use crate::corpus::source::Status;
@@ -16,7 +15,7 @@ use crate::routes::{
     Access, ContextOp, CorpusOp, McpOp, Op, ServiceOp, TemplateOp, WebhookOp, API_VERSION,
     ENDPOINTS,
 };
-use crate::search;
+use crate::schema::{self, Kind, Place};
 use crate::templates as tpl;
 use crate::webhooks::{self as wh, publish::MAX_DATA_STRING_CHARS};
 use serde_json::{json, Map, Value};
@@ -130,6 +129,63 @@ fn or_empty(mut schema: Value) -> Value {
             choice["default"] = d;
         }
         return choice;
+    }
+    schema
+}
+
+/// The query parameters of an operation, from its declared arguments (`schema`).
+fn query_params(op: Op) -> Vec<Value> {
+    schema::arguments(op)
+        .iter()
+        .filter(|a| a.place == Place::Query)
+        .map(|a| {
+            let description = schema::describe(a);
+            match a.kind {
+                // A list in a query: comma-separated, at least one entry.
+                Kind::Slugs { max } => {
+                    json!({ "name": a.name, "in": "query", "required": a.required,
+                    "style": "form", "explode": false, "description": description,
+                    "schema": { "type": "array", "minItems": 1, "maxItems": max,
+                        "items": { "type": "string", "enum": schema::slugs() } } })
+                }
+                Kind::Integer { max, default, .. } => {
+                    q(a.name, &description, limit_schema(max, default), a.required)
+                }
+                kind => q(a.name, &description, schema::value_schema(kind), a.required),
+            }
+        })
+        .collect()
+}
+
+/// The JSON body of an operation, from its declared arguments: an object of exactly those
+/// fields, `null` admitted where the declaration says it means "left out".
+fn body_schema(op: Op) -> Value {
+    let mut properties = Map::new();
+    for a in schema::arguments(op) {
+        let mut schema = schema::value_schema(a.kind);
+        if a.place == Place::NullableBody {
+            schema = nullable(schema);
+        } else if a.place != Place::Body {
+            continue;
+        }
+        schema["description"] = json!(schema::describe(a));
+        properties.insert(a.name.to_string(), schema);
+    }
+    json!({ "type": "object", "additionalProperties": false, "properties": properties })
+}
+
+/// A body field's schema where `null` (and, for a choice, the empty string) means "left out".
+fn nullable(mut schema: Value) -> Value {
+    if let Some(values) = schema.get_mut("enum").and_then(Value::as_array_mut) {
+        values.push(json!(""));
+        values.push(Value::Null);
+        if let Some(object) = schema.as_object_mut() {
+            object.remove("type");
+        }
+        return schema;
+    }
+    if let Some(kind) = schema.get("type").cloned() {
+        schema["type"] = json!([kind, "null"]);
     }
     schema
 }
@@ -348,20 +404,6 @@ fn text_get(media_type: &str, description: &str) -> Value {
         "429": { "$ref": "#/components/responses/RateLimited" } } })
 }
 
-fn slugs() -> Vec<&'static str> {
-    SYSTEMS.iter().map(|s| s.slug).collect()
-}
-
-fn organs() -> Vec<&'static str> {
-    let mut organs: Vec<&str> = SYSTEMS
-        .iter()
-        .flat_map(|s| s.organs.iter().copied())
-        .collect();
-    organs.sort();
-    organs.dedup();
-    organs
-}
-
 fn paging_params(default_limit: i64) -> Vec<Value> {
     vec![
         q(
@@ -438,27 +480,13 @@ fn service_operation(op: ServiceOp) -> Value {
 }
 
 fn corpus_operation(op: CorpusOp) -> Value {
-    // Every accepted spelling, and the empty value a form sends for "any".
-    let modalities: Vec<&str> = crate::knowledge::LEXICON
-        .modality_spellings
-        .iter()
-        .map(|(spelling, _)| *spelling)
-        .chain([""])
-        .collect();
-    let max_q = search::MAX_QUERY_CHARS;
     match op {
         CorpusOp::ListOrgans => corpus_get(json!([]),
             ok("Organs.", json!({ "type": "object", "required": ["data", "meta"], "properties": {
                 "data": { "type": "array", "items": { "type": "object", "required": ["organ", "systems", "by_family"],
                     "properties": { "organ": { "type": "string" }, "systems": { "type": "integer" }, "by_family": { "type": "object", "additionalProperties": { "type": "integer" } }, "links": { "type": "object" } } } },
                 "meta": { "type": "object" } } }))),
-        CorpusOp::ListSystems => corpus_get(json!([
-            q("organ", "Filter by organ (case-insensitive).", json!({ "type": "string" }), false),
-            q("modality", "CT, MRI, US, Mammography, PET/CT or XR, or one of the listed aliases (case-insensitive).", json!({ "type": "string", "enum": modalities }), false),
-            q("family", "Filter by family (case-insensitive; empty means no filter).", json!({ "type": "string", "enum": ["lexicon", "algorithm", "incidental", "appropriateness", ""] }), false),
-            q("status", "Filter by status (case-insensitive; empty means no filter).", json!({ "type": "string", "enum": ["current", "retired", "draft", ""] }), false),
-            q("q", "Full-text query; results are then ordered by relevance.", json!({ "type": "string", "maxLength": max_q }), false)
-        ]), ok("Matching systems; by slug without q.", json!({ "type": "object", "required": ["data", "meta", "notice"], "properties": {
+        CorpusOp::ListSystems => corpus_get(json!(query_params(Op::Corpus(op))), ok("Matching systems; by slug without q.", json!({ "type": "object", "required": ["data", "meta", "notice"], "properties": {
             "data": { "type": "array", "items": { "$ref": "#/components/schemas/SystemSummary" } },
             "meta": { "type": "object", "required": ["total"], "properties": { "total": { "type": "integer" }, "filters": { "type": "object" } } },
             "notice": { "type": "string" } } }))),
@@ -471,10 +499,7 @@ fn corpus_operation(op: CorpusOp) -> Value {
                 "429": { "$ref": "#/components/responses/RateLimited" }
             }
         }),
-        CorpusOp::SearchCorpus => corpus_get(json!([
-            q("q", "The query; must contain a non-space character.", json!({ "type": "string", "minLength": 1, "maxLength": max_q, "pattern": "\\S" }), true),
-            q("limit", &format!("Maximum hits, 1 to {}.", search::MAX_LIMIT), limit_schema(search::MAX_LIMIT, search::DEFAULT_LIMIT), false)
-        ]), ok("Hits, best first.", json!({ "type": "object", "required": ["query", "data", "meta"], "properties": {
+        CorpusOp::SearchCorpus => corpus_get(json!(query_params(Op::Corpus(op))), ok("Hits, best first.", json!({ "type": "object", "required": ["query", "data", "meta"], "properties": {
             "query": { "type": "string" },
             "data": { "type": "array", "items": { "$ref": "#/components/schemas/SearchHit" } },
             "meta": { "type": "object" }, "notice": { "type": "string" } } }))),
@@ -494,17 +519,6 @@ fn corpus_operation(op: CorpusOp) -> Value {
                 "covered": { "type": "array", "items": { "type": "object", "required": ["slug", "counts", "gaps"] } },
                 "not_covered": { "type": "array", "items": { "type": "object", "required": ["name", "reason"] } } } }))),
     }
-}
-
-/// Every decision unit id of the corpus (the `units` selection of an evaluation).
-fn unit_ids() -> Vec<String> {
-    let mut ids: Vec<String> = (0..SYSTEMS.len())
-        .filter_map(crate::corpus::compiled::logic)
-        .flat_map(|l| l.decision_units.iter().map(|u| u.id.clone()))
-        .collect();
-    ids.sort();
-    ids.dedup();
-    ids
 }
 
 /// The document's example of an evaluation, taken from the corpus so it always evaluates: the
@@ -539,7 +553,7 @@ fn evaluate_operation(post: bool) -> Value {
         json!({ "type": "string", "enum": ["json", "markdown"] }),
         false,
     );
-    let units = unit_ids();
+    let units = schema::unit_ids();
     let ok = json!({
         "description": "Each decision unit's answer (decided, needs_inputs or not_reached), as JSON or as a markdown block (format=markdown).",
         "headers": if post { rate_headers() } else {
@@ -560,20 +574,10 @@ fn evaluate_operation(post: bool) -> Value {
         "429": { "$ref": "#/components/responses/RateLimited" }
     });
     if post {
-        let value = json!({ "anyOf": [
-            { "type": "string" }, { "type": "number" }, { "type": "boolean" },
-            { "type": "array", "items": { "type": "string" } }, { "type": "null" } ] });
         json!({
             "description": "Inputs are the system's input ids (see its `inputs` in GET /api/v1/systems/{id}): a string for an enum, a list for a multi ([] for none chosen), a number, true/false; null counts as not given. A derived input given directly overrides the unit it derives from. `units` evaluates only those units and the units they depend on.",
             "parameters": [id, format],
-            "requestBody": json_body(json!({
-                "type": "object", "additionalProperties": false,
-                "properties": {
-                    "inputs": { "type": "object", "additionalProperties": value },
-                    "units": { "type": "array", "items": { "type": "string", "enum": units } },
-                    "format": { "type": "string", "enum": ["json", "markdown"] }
-                }
-            }), Some(json!({ "inputs": inputs }))),
+            "requestBody": json_body(body_schema(Op::Corpus(CorpusOp::EvaluateSystemPost)), Some(json!({ "inputs": inputs }))),
             "responses": responses
         })
     } else {
@@ -590,43 +594,19 @@ fn evaluate_operation(post: bool) -> Value {
 }
 
 fn context_operation(op: ContextOp) -> Value {
-    let slugs = slugs();
-    let organs = organs();
     match op {
         ContextOp::GetGroundedContext => json!({
             "description": "The most relevant systems for a finding, with their cited criteria, outcomes, management and risk, as JSON or as a markdown block for an AI assistant. Give q, systems, or both; with neither, nothing is grounded (an empty systems list and a note). With verified=true (default) only current systems and verified lines are included, and each system says how many draft lines were withheld.",
-            "parameters": [
-                q("q", &format!("Finding text or query to ground against (up to {} characters; POST takes longer text).", context::MAX_QUERY_CHARS), json!({ "type": "string", "maxLength": context::MAX_QUERY_CHARS }), false),
-                { "name": "systems", "in": "query", "required": false, "style": "form", "explode": false,
-                  "description": format!("Comma-separated system slugs to include whatever their rank (1 to {}; an empty value or entry is refused).", context::MAX_SYSTEMS),
-                  "schema": { "type": "array", "minItems": 1, "maxItems": context::MAX_SYSTEMS, "items": { "type": "string", "enum": slugs } } },
-                q("organ", "Restrict to systems of this organ.", json!({ "type": "string", "enum": organs }), false),
-                q("limit", &format!("Maximum number of ranked systems, 1 to {}.", context::MAX_LIMIT), limit_schema(context::MAX_LIMIT, context::DEFAULT_LIMIT), false),
-                q("format", "json (default) or markdown (md).", json!({ "type": "string", "enum": ["json", "markdown", "md"], "default": "json" }), false),
-                q("verified", "Only current systems and verified lines (default); false includes drafts, flagged, for curation or research.", json!({ "type": "boolean", "default": true }), false)
-            ],
+            "parameters": query_params(Op::Context(op)),
             "responses": context_responses(false)
         }),
         ContextOp::PostGroundedContext => {
-            // A known organ, or none: empty and null both mean no organ filter.
-            let organ_or_none: Vec<Value> = organs
-                .iter()
-                .map(|o| json!(o))
-                .chain([json!(""), Value::Null])
-                .collect();
             json!({
-                "requestBody": json_body(json!({
-                    "type": "object", "additionalProperties": false,
-                    "description": "Every field is optional; null means the same as leaving it out. Give text, systems, or both; with neither, nothing is grounded.",
-                    "properties": {
-                        "text": { "type": ["string", "null"], "maxLength": context::MAX_TEXT_CHARS },
-                        "systems": { "type": ["array", "null"], "maxItems": context::MAX_SYSTEMS, "items": { "type": "string", "enum": slugs } },
-                        "organ": { "enum": organ_or_none },
-                        "limit": { "type": ["integer", "null"], "minimum": 1, "maximum": context::MAX_LIMIT, "default": context::DEFAULT_LIMIT },
-                        "format": { "enum": ["json", "markdown", "md", "", null], "description": "json (default; also empty) or markdown (md)." },
-                        "verified": { "type": ["boolean", "null"], "default": true }
-                    }
-                }), Some(json!({ "text": "Incidental 8 mm solid pulmonary nodule on CT in a 60-year-old smoker", "limit": 3 }))),
+                "requestBody": json_body({
+                    let mut body = body_schema(Op::Context(op));
+                    body["description"] = json!("Every field is optional; null means the same as leaving it out. Give text, systems, or both; with neither, nothing is grounded.");
+                    body
+                }, Some(json!({ "text": "Incidental 8 mm solid pulmonary nodule on CT in a 60-year-old smoker", "limit": 3 }))),
                 "responses": context_responses(true)
             })
         }
@@ -635,7 +615,9 @@ fn context_operation(op: ContextOp) -> Value {
 
 fn mcp_operation() -> Value {
     json!({
-        "description": format!("Model Context Protocol server with the read-only tools radref_search, radref_get_system, radref_ground, radref_list_systems and radref_coverage. Stateless: every request gets one JSON response; notifications get 202. Protocol versions: {}. GET /mcp answers 405 (no server-initiated stream).", mcp::PROTOCOL_VERSIONS.join(", ")),
+        "description": format!("Model Context Protocol server with the read-only tools {}. Each tool serves the same operation as an HTTP route, with the same arguments and refusals. Stateless: every request gets one JSON response; notifications get 202. Protocol versions: {}. GET /mcp answers 405 (no server-initiated stream).",
+            crate::routes::tools().map(|(_, t)| t.name).collect::<Vec<_>>().join(", "),
+            mcp::PROTOCOL_VERSIONS.join(", ")),
         "requestBody": json_body(json!({
             "oneOf": [
                 { "$ref": "#/components/schemas/JsonRpcMessage" },
@@ -1196,7 +1178,7 @@ mod tests {
         let post = &doc["paths"]["/api/v1/context"]["post"];
         let text =
             &post["requestBody"]["content"]["application/json"]["schema"]["properties"]["text"];
-        assert_eq!(text["maxLength"], context::MAX_TEXT_CHARS);
+        assert_eq!(text["maxLength"], crate::context::MAX_TEXT_CHARS);
         let name = &doc["components"]["schemas"]["TemplateCreate"]["properties"]["name"];
         assert_eq!(name["maxLength"], tpl::MAX_NAME_CHARS);
         let url = &doc["components"]["schemas"]["WebhookCreate"]["properties"]["url"];

@@ -239,7 +239,81 @@ pub struct Endpoint {
     pub tag: &'static str,
     /// The OpenAPI summary.
     pub summary: &'static str,
+    /// The MCP tool that serves the same operation, if any.
+    pub tool: Option<&'static Tool>,
 }
+
+/// An operation's MCP tool row: the same operation, reached through `POST /mcp`. Its
+/// arguments are the operation's declared ones (`schema::arguments`); every tool is
+/// read-only.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Tool {
+    pub name: &'static str,
+    pub title: &'static str,
+    /// The short title of its annotations.
+    pub label: &'static str,
+    pub description: &'static str,
+}
+
+impl Endpoint {
+    /// The row with its MCP tool.
+    const fn with_tool(mut self, tool: &'static Tool) -> Endpoint {
+        self.tool = Some(tool);
+        self
+    }
+}
+
+/// The endpoints that have an MCP tool, in table order.
+pub fn tools() -> impl Iterator<Item = (&'static Endpoint, &'static Tool)> {
+    ENDPOINTS.iter().filter_map(|e| e.tool.map(|t| (e, t)))
+}
+
+/// The endpoint of the tool with this name.
+pub fn tool(name: &str) -> Option<&'static Endpoint> {
+    tools().find(|(_, t)| t.name == name).map(|(e, _)| e)
+}
+
+const SEARCH_TOOL: Tool = Tool {
+    name: "radref_search",
+    title: "Search radiology classification systems",
+    label: "Search radref",
+    description: "Ranked, typo-tolerant search across systems and their categories (e.g. 'bosniak IIF', 'lungrads 4B', 'fleischer'). Each hit says why it matched.",
+};
+
+const GET_SYSTEM_TOOL: Tool = Tool {
+    name: "radref_get_system",
+    title: "Get one classification system",
+    label: "Get a radref system",
+    description: "The full record of a system by its stable slug: categories/outcomes with definitions, risk and management, decision units (rules), scope, crossrefs, references, currency and version lineage. Every clinical line is cited and flagged draft or verified.",
+};
+
+const GROUND_TOOL: Tool = Tool {
+    name: "radref_ground",
+    title: "Ground a finding in the systems that govern it",
+    label: "Ground a finding",
+    description: "Given a finding (e.g. 'incidental 8 mm solid lung nodule in a smoker' or a report paragraph), returns the most relevant systems with their cited criteria, categories, management and risk, and a markdown block ready for a prompt. A system the finding names (\"Bosniak IIF\", \"per Fleischner\") ranks first. Each system carries links.evaluate, a radref_evaluate-ready GET link prefilled with what the finding states (sizes in the input's unit, age, enum values), what that evaluation already decides, and missing_inputs: the input ids the evaluator still needs. verified=true (default) keeps only current systems and verified lines and says how many draft lines were withheld; verified=false includes drafts, flagged.",
+};
+
+const EVALUATE_TOOL: Tool = Tool {
+    name: "radref_evaluate",
+    title: "Evaluate a classification system on a finding's inputs",
+    label: "Evaluate a radref system",
+    description: "Runs a system's decision units (e.g. ACR TI-RADS points to TR level and FNA, Fleischner management, LI-RADS category) on the given inputs. Each unit answers decided (with the cited deciding rule, the outcome's definition, risk and management lines, and the nearest thresholds that would change the answer), needs_inputs (the inputs still needed, with their types and allowed values) or not_reached, with the rules tested. Input ids and values are those of the system's inputs (radref_get_system); a multi input takes a list. Also returns a compact cited markdown block.",
+};
+
+const LIST_SYSTEMS_TOOL: Tool = Tool {
+    name: "radref_list_systems",
+    title: "List classification systems",
+    label: "List radref systems",
+    description: "Systems filtered by organ, modality (CT, MRI, US, Mammography, PET/CT, XR), family (lexicon, algorithm, incidental, appropriateness), status (current, retired, draft) and full-text q.",
+};
+
+const COVERAGE_TOOL: Tool = Tool {
+    name: "radref_coverage",
+    title: "Corpus coverage",
+    label: "radref coverage",
+    description: "What the corpus covers (counts of systems, clinical lines, decision units, draft vs verified, per family and organ, each system's gaps) and what is explicitly not yet covered, with reasons.",
+};
 
 use Access::{Key, Open};
 use ErrorFormat::{Detailed, Simple};
@@ -265,6 +339,7 @@ const fn row(
         limit,
         tag,
         summary,
+        tool: None,
     }
 }
 
@@ -280,23 +355,23 @@ pub const ENDPOINTS: &[Endpoint] = &[
     row(Get, "/api/v1/organs", Op::Corpus(CorpusOp::ListOrgans), Open, Simple, Limit::Client, "corpus",
         "Organs with system counts per family"),
     row(Get, "/api/v1/systems", Op::Corpus(CorpusOp::ListSystems), Open, Simple, Limit::Client, "corpus",
-        "List and filter systems"),
+        "List and filter systems").with_tool(&LIST_SYSTEMS_TOOL),
     row(Get, "/api/v1/systems/{id}", Op::Corpus(CorpusOp::GetSystem), Open, Simple, Limit::Client, "corpus",
-        "One system with decision units, outcomes, crossrefs, citations, currency and version lineage"),
+        "One system with decision units, outcomes, crossrefs, citations, currency and version lineage").with_tool(&GET_SYSTEM_TOOL),
     row(Get, "/api/v1/systems/{id}/evaluate", Op::Corpus(CorpusOp::EvaluateSystem), Open, Simple, Limit::Client, "corpus",
         "Evaluate a system: inputs as query parameters in, each decision unit's cited answer, what is missing and what would change it out"),
     row(Post, "/api/v1/systems/{id}/evaluate", Op::Corpus(CorpusOp::EvaluateSystemPost), Open, Simple, Limit::Client, "corpus",
-        "Evaluate a system from a JSON body {inputs, units?, format?}"),
+        "Evaluate a system from a JSON body {inputs, units?, format?}").with_tool(&EVALUATE_TOOL),
     row(Get, "/api/v1/search", Op::Corpus(CorpusOp::SearchCorpus), Open, Simple, Limit::Client, "corpus",
-        "Ranked, typo-tolerant search across systems and outcomes"),
+        "Ranked, typo-tolerant search across systems and outcomes").with_tool(&SEARCH_TOOL),
     row(Get, "/api/v1/context", Op::Context(ContextOp::GetGroundedContext), Key(Scope::Context), Simple, Limit::Client, "corpus",
         "Grounded, cited context for a finding (key required)"),
     row(Post, "/api/v1/context", Op::Context(ContextOp::PostGroundedContext), Key(Scope::Context), Simple, Limit::Client, "corpus",
-        "Grounded context from a longer finding text (key required)"),
+        "Grounded context from a longer finding text (key required)").with_tool(&GROUND_TOOL),
     row(Get, "/api/v1/changes", Op::Corpus(CorpusOp::ListChanges), Open, Simple, Limit::Client, "corpus",
         "Version events, newest first (also RSS at /feed/changes.xml)"),
     row(Get, "/api/v1/coverage", Op::Corpus(CorpusOp::GetCoverage), Open, Simple, Limit::Client, "corpus",
-        "What is covered and what is explicitly not yet covered"),
+        "What is covered and what is explicitly not yet covered").with_tool(&COVERAGE_TOOL),
     row(Get, "/api/v1/openapi", Op::Service(ServiceOp::GetOpenApi), Open, Simple, Limit::Client, "service",
         "This document"),
     row(Get, "/feed/changes.xml", Op::Corpus(CorpusOp::GetChangesRss), Open, Simple, Limit::Client, "corpus",

@@ -16,6 +16,7 @@
 use crate::corpus::compiled::{DocKind, DOCS, FST, POSTINGS, SYSTEMS};
 use crate::corpus::index::read_postings;
 use crate::corpus::text;
+use crate::feature::FeatureError;
 use fst::automaton::Str;
 use fst::{Automaton, IntoStreamer, Map, Streamer};
 use serde::Serialize;
@@ -27,6 +28,52 @@ pub const MAX_LIMIT: usize = 50;
 pub const DEFAULT_LIMIT: usize = 10;
 /// Longest query accepted, in characters.
 pub const MAX_QUERY_CHARS: usize = 500;
+/// A search question, checked: non-blank text of at most [`MAX_QUERY_CHARS`], and a limit.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SearchQuery {
+    pub text: String,
+    pub limit: usize,
+}
+
+impl SearchQuery {
+    /// Checks a search question. `field` is the text argument's name at the door that asks
+    /// (`q` over HTTP, `query` as a tool argument), so the message names what the client sent.
+    pub fn new(
+        field: &str,
+        text: Option<String>,
+        limit: usize,
+    ) -> Result<SearchQuery, FeatureError> {
+        let text = text.unwrap_or_default();
+        if text.chars().count() > MAX_QUERY_CHARS {
+            return Err(FeatureError::argument(
+                field,
+                format!("'{field}' is longer than {MAX_QUERY_CHARS} characters"),
+            ));
+        }
+        if crate::input::is_blank(&text) {
+            return Err(FeatureError::argument(
+                field,
+                format!("'{field}' is required and must not be empty"),
+            ));
+        }
+        Ok(SearchQuery { text, limit })
+    }
+}
+
+/// The error for a slug no system has, naming the closest slugs (the slug is shown cut to 80
+/// characters).
+pub fn unknown_slug(field: &str, slug: &str) -> FeatureError {
+    let shown: String = slug.chars().take(80).collect();
+    let suggestions = closest_slugs(&shown.to_lowercase(), 3);
+    FeatureError::not_found(
+        field,
+        format!(
+            "no system with slug '{shown}'; closest: {}",
+            suggestions.join(", ")
+        ),
+    )
+}
+
 /// How many index terms a prefix or fuzzy lookup may expand to, per query term.
 const MAX_EXPANSIONS: usize = 40;
 /// How many unknown words of one query are walked as possible typos. A search query never

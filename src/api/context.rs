@@ -2,13 +2,15 @@
 //! scope). The query string and the JSON body are read here into one [`ContextQuery`]; the
 //! ranking and rendering live in `context`.
 
+use crate::args;
 use crate::call::Call;
-use crate::context::{self as ctx, ContextBody, ContextQuery, Format};
+use crate::context::{self as ctx, ContextQuery, Format};
 use crate::error::ApiError;
 use crate::http::{Request, Response};
-use crate::input::{boolean, integral, json_bytes, Params, Refusal};
+use crate::input::{boolean, json_bytes, Params, Refusal};
 use crate::knowledge::KNOWLEDGE;
-use crate::routes::ContextOp;
+use crate::routes::{ContextOp, Op};
+use crate::schema;
 use crate::services::Services;
 
 /// Runs a context operation.
@@ -43,22 +45,17 @@ fn limit_error(shown: impl std::fmt::Display) -> ApiError {
     )
 }
 
-/// The POST body: JSON.
+/// The POST body: a JSON object, read as the `radref_ground` tool's arguments are.
 fn from_body(request: &Request) -> Result<ContextQuery, ApiError> {
-    let body: ContextBody = serde_json::from_slice(json_bytes(request)?)
+    let body: serde_json::Value = serde_json::from_slice(json_bytes(request)?)
         .map_err(|e| ApiError::bad_request(format!("invalid JSON body: {e}")))?;
-    let limit = match &body.limit {
-        None => None,
-        Some(n) => Some(integral(n).ok_or_else(|| limit_error(n))?),
+    let serde_json::Value::Object(body) = body else {
+        return Err(ApiError::bad_request(
+            "the body must be a JSON object {text?, systems?, organ?, limit?, format?, verified?}",
+        ));
     };
-    Ok(ContextQuery::new(
-        body.text,
-        body.systems,
-        body.organ,
-        limit,
-        body.format,
-        body.verified,
-    )?)
+    let op = Op::Context(ContextOp::PostGroundedContext);
+    args::ground(&body, &schema::body_names(op))
 }
 
 /// The query string of a GET: `q` is capped at `context::MAX_QUERY_CHARS`.

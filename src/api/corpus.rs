@@ -2,6 +2,7 @@
 //! coverage, and evaluating a system. All answer from the compiled corpus in memory; the
 //! `GET`s carry the corpus caching headers.
 
+use crate::args::{self, Door};
 use crate::cache::cached;
 use crate::call::Call;
 use crate::corpus::compile::NOTICE;
@@ -9,10 +10,10 @@ use crate::corpus::compiled::{self, CHANGES_DEFAULT_LIMIT, CHANGES_MAX_LIMIT, EV
 use crate::corpus::validate::{date_key, is_date};
 use crate::error::ApiError;
 use crate::evaluation;
-use crate::filter::{query_text, SystemFilter};
+use crate::filter::SystemFilter;
 use crate::http::{Request, Response};
-use crate::input::{integer, is_blank, json_bytes, Params, Refusal};
-use crate::routes::CorpusOp;
+use crate::input::{integer, json_bytes, Params, Refusal};
+use crate::routes::{CorpusOp, Op};
 use crate::search;
 use crate::services::Services;
 use serde_json::json;
@@ -79,32 +80,23 @@ fn coverage(request: &Request) -> Result<Response, ApiError> {
     ))
 }
 
-/// 404 for a slug the corpus does not have, naming the closest slugs.
-fn unknown_slug(slug: &str) -> ApiError {
-    let shown: String = slug.chars().take(80).collect();
-    let suggestions = search::closest_slugs(&shown.to_lowercase(), 3);
-    ApiError::not_found(format!(
-        "no system with slug '{shown}'; closest: {}",
-        suggestions.join(", ")
-    ))
-}
-
 /// `GET /api/v1/systems/{slug}`
 fn system(request: &Request, slug: &str) -> Result<Response, ApiError> {
     match compiled::detail(slug) {
         Some(body) => Ok(cached(request, Response::bytes(200, JSON, body))),
-        None => Err(unknown_slug(slug)),
+        None => Err(search::unknown_slug("id", slug).into()),
     }
 }
 
 /// `GET|POST /api/v1/systems/{slug}/evaluate`: the inputs from the query string or the JSON
 /// body; the answer as JSON or markdown. A `GET` is cacheable (its URL holds every input).
 fn evaluate(request: &Request, slug: &str, post: bool) -> Result<Response, ApiError> {
-    let logic = compiled::SYSTEMS
-        .iter()
-        .position(|s| s.slug == slug)
-        .and_then(compiled::logic)
-        .ok_or_else(|| unknown_slug(slug))?;
+    let op = Op::Corpus(if post {
+        CorpusOp::EvaluateSystemPost
+    } else {
+        CorpusOp::EvaluateSystem
+    });
+    let logic = args::logic(op, slug, Door::Http)?;
     let ask = if post {
         let body: serde_json::Value = serde_json::from_slice(json_bytes(request)?)
             .map_err(|e| ApiError::bad_request(format!("invalid JSON body: {e}")))?;
@@ -148,24 +140,11 @@ fn systems(request: &Request) -> Result<Response, ApiError> {
 
 /// `GET /api/v1/search`
 fn search(request: &Request) -> Result<Response, ApiError> {
-    let q = query_text(request)?.unwrap_or_default();
-    if is_blank(&q) {
-        return Err(ApiError::bad_param(
-            "q",
-            "query parameter 'q' is required and must not be empty",
-        ));
-    }
-    let limit = integer(
-        request,
-        "limit",
-        search::DEFAULT_LIMIT as i64,
-        (1, search::MAX_LIMIT as i64),
-        Refusal::BadRequest,
-    )? as usize;
-    let hits = search::search(&q, limit);
+    let query = args::search(request, Door::Http)?;
+    let hits = search::search(&query.text, query.limit);
     Ok(cached(
         request,
-        Response::bytes(200, JSON, search_body(&q, &hits, limit)),
+        Response::bytes(200, JSON, search_body(&query.text, &hits, query.limit)),
     ))
 }
 

@@ -3,6 +3,8 @@
 //! worker. They sit above the dispatcher, as a client would. The same routes run over HTTP
 //! against `wrangler dev` in `tests/`.
 
+/// One operation, two doors: each bad argument gets the same refusal over HTTP and MCP.
+mod doors;
 /// Every row of the endpoint table: 401, 403, 405 with `Allow`, HEAD, 404, `llms.txt` links.
 mod endpoints;
 /// Evaluating a system over HTTP: JSON, markdown, 304, each refusal; the links context gives.

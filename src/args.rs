@@ -1,0 +1,124 @@
+//! The readers of the read operations' arguments, shared by both doors.
+//!
+//! The HTTP routes and the MCP tools hand their arguments (a query string, a JSON body, a
+//! tool call's arguments) to the same reader, which turns them into the operation's typed
+//! query; so the same bad value gets the same refusal through either door, naming the argument
+//! as that door calls it (`schema` declares both names).
+
+use crate::context::ContextQuery;
+use crate::corpus::compiled::{self, Logic, SYSTEMS};
+use crate::error::ApiError;
+use crate::feature::FeatureError;
+use crate::input::{integer, integral, string_list, Params, Refusal};
+use crate::routes::{CorpusOp, Op};
+use crate::schema;
+use crate::search::{self, SearchQuery};
+use serde_json::{Map, Value};
+
+/// Which door asks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Door {
+    Http,
+    Tool,
+}
+
+/// The name a door uses for the argument of `op` that HTTP calls `http_name`.
+fn name(op: Op, http_name: &'static str, door: Door) -> &'static str {
+    let arg = schema::arguments(op).iter().find(|a| a.name == http_name);
+    match (door, arg) {
+        (Door::Tool, Some(a)) => a.tool.unwrap_or(http_name),
+        _ => http_name,
+    }
+}
+
+/// Refuses an argument the operation does not declare for this door.
+pub fn reject_unknown(args: &Map<String, Value>, allowed: &[&str]) -> Result<(), ApiError> {
+    match args.keys().find(|k| !allowed.contains(&k.as_str())) {
+        Some(k) => Err(ApiError::bad_param(
+            k,
+            format!("unknown argument '{k}'; allowed: {}", allowed.join(", ")),
+        )),
+        None => Ok(()),
+    }
+}
+
+/// A search question: the text (`q`, or the tool's `query`) and `limit`.
+pub fn search(params: &impl Params, door: Door) -> Result<SearchQuery, ApiError> {
+    let op = Op::Corpus(CorpusOp::SearchCorpus);
+    let field = name(op, "q", door);
+    let text = params.get(field)?;
+    let limit = integer(
+        params,
+        "limit",
+        search::DEFAULT_LIMIT as i64,
+        (1, search::MAX_LIMIT as i64),
+        Refusal::BadRequest,
+    )? as usize;
+    Ok(SearchQuery::new(field, text, limit)?)
+}
+
+/// The system of a slug (the route's `id`, the tool's `slug`).
+pub fn system(op: Op, slug: &str, door: Door) -> Result<usize, FeatureError> {
+    SYSTEMS
+        .iter()
+        .position(|s| s.slug == slug)
+        .ok_or_else(|| search::unknown_slug(name(op, "id", door), slug))
+}
+
+/// The logic of the system of a slug, for an evaluation.
+pub fn logic(op: Op, slug: &str, door: Door) -> Result<&'static Logic, FeatureError> {
+    system(op, slug, door).and_then(|i| {
+        compiled::logic(i).ok_or_else(|| search::unknown_slug(name(op, "id", door), slug))
+    })
+}
+
+/// A text field of a JSON object: a string, or absent or null.
+fn text(body: &Map<String, Value>, field: &str) -> Result<Option<String>, ApiError> {
+    match body.get(field) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s.clone())),
+        Some(_) => Err(ApiError::bad_param(
+            field,
+            format!("'{field}' must be a string"),
+        )),
+    }
+}
+
+/// A grounding question from a JSON object: a POST body, or the tool's arguments. `allowed`
+/// are the fields the door takes (the tool has no `format`: it answers both). `null` means the
+/// same as leaving a field out.
+pub fn ground(body: &Map<String, Value>, allowed: &[&str]) -> Result<ContextQuery, ApiError> {
+    reject_unknown(body, allowed)?;
+    let systems = string_list(
+        body.get("systems").filter(|v| !v.is_null()),
+        "systems",
+        "an array of slugs",
+    )?;
+    let limit = match body.get("limit") {
+        None | Some(Value::Null) => None,
+        Some(v) => Some(v.as_number().and_then(integral).ok_or_else(|| {
+            ApiError::bad_param(
+                "limit",
+                format!(
+                    "'limit' must be an integer from 1 to {}; got {v}",
+                    crate::context::MAX_LIMIT
+                ),
+            )
+        })?),
+    };
+    let verified =
+        match body.get("verified") {
+            None | Some(Value::Null) => None,
+            Some(v) => Some(v.as_bool().ok_or_else(|| {
+                ApiError::bad_param("verified", "'verified' must be true or false")
+            })?),
+        };
+    Ok(ContextQuery::new(
+        text(body, "text")?,
+        systems,
+        text(body, "organ")?,
+        limit,
+        text(body, "format")?,
+        verified,
+    )?)
+}
