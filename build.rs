@@ -7,30 +7,9 @@
 //! `always` or by a repeated condition, or one an exhaustive search over input values never
 //! finds deciding (typically a fallback written for an input that is not given).
 
+use radref_corpus as corpus;
 use std::path::PathBuf;
 use std::{env, fs};
-
-#[allow(dead_code)]
-mod corpus {
-    #[path = "../src/corpus/check.rs"]
-    pub mod check;
-    #[path = "../src/corpus/compile.rs"]
-    pub mod compile;
-    #[path = "../src/corpus/evaluate.rs"]
-    pub mod evaluate;
-    #[path = "../src/corpus/grounding.rs"]
-    pub mod grounding;
-    #[path = "../src/corpus/index.rs"]
-    pub mod index;
-    #[path = "../src/corpus/load.rs"]
-    pub mod load;
-    #[path = "../src/corpus/source.rs"]
-    pub mod source;
-    #[path = "../src/corpus/text.rs"]
-    pub mod text;
-    #[path = "../src/corpus/validate.rs"]
-    pub mod validate;
-}
 
 fn write(path: &std::path::Path, bytes: &[u8]) -> Result<(), String> {
     fs::write(path, bytes).map_err(|e| format!("{}: {e}", path.display()))
@@ -47,7 +26,6 @@ fn try_main() -> Result<(), String> {
     let out = PathBuf::from(env::var("OUT_DIR").map_err(|e| e.to_string())?);
     let dir = root.join("corpus");
     println!("cargo:rerun-if-changed=corpus");
-    println!("cargo:rerun-if-changed=src/corpus");
 
     let (sources, mut problems) = corpus::load::load(&dir);
     problems.extend(corpus::validate::validate(&sources));

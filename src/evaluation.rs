@@ -5,14 +5,14 @@
 //! The same functions serve `GET|POST /api/v1/systems/{slug}/evaluate` and the MCP tool
 //! `radref_evaluate`, so all three answer alike.
 
-use crate::corpus::compile::NOTICE;
 use crate::corpus::compiled::Logic;
 use crate::corpus::evaluate::{
     evaluate, evaluate_link, given_text, num, Evaluation, Given, InputError, Inputs, UnitAnswer,
     UnitStatus,
 };
+use crate::corpus::source::NOTICE;
+use crate::corpus::source::RESERVED_PARAMS;
 use crate::corpus::source::{Reference, Verification};
-use crate::corpus::validate::RESERVED_PARAMS;
 use crate::error::ApiError;
 use serde::Serialize;
 use serde_json::{Map, Value};

@@ -341,7 +341,7 @@ fn run(op: Op, args: &Map<String, Value>) -> ToolResult {
             let query = args::search(args, Door::Tool)?;
             let hits = search::search(&query.text, query.limit);
             Ok((
-                json!({ "query": query.text, "hits": hits, "notice": crate::corpus::compile::NOTICE }),
+                json!({ "query": query.text, "hits": hits, "notice": crate::corpus::source::NOTICE }),
                 None,
             ))
         }
@@ -378,7 +378,7 @@ fn run(op: Op, args: &Map<String, Value>) -> ToolResult {
                 .filter_map(|s| serde_json::from_str(s.summary_json).ok())
                 .collect();
             Ok((
-                json!({ "total": systems.len(), "filters": filter.to_json(), "systems": systems, "notice": crate::corpus::compile::NOTICE }),
+                json!({ "total": systems.len(), "filters": filter.to_json(), "systems": systems, "notice": crate::corpus::source::NOTICE }),
                 None,
             ))
         }

@@ -95,7 +95,7 @@ fn ok(description: &str, schema: Value) -> Value {
     })
 }
 
-/// A date as `corpus::validate::is_date` accepts it, or empty (absent): `YYYY`, `YYYY-MM`, or
+/// A date as `corpus::syntax::is_date` accepts it, or empty (absent): `YYYY`, `YYYY-MM`, or
 /// `YYYY-MM-DD` naming a day of the Gregorian calendar. Days 29 and 30 exist in every month but
 /// February, 31 in the long months, and 29 February in years divisible by 4, except centuries
 /// not divisible by 400.

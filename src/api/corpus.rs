@@ -5,9 +5,9 @@
 use crate::args::{self, Door};
 use crate::cache::cached;
 use crate::call::Call;
-use crate::corpus::compile::NOTICE;
 use crate::corpus::compiled::{self, CHANGES_DEFAULT_LIMIT, CHANGES_MAX_LIMIT, EVENTS};
-use crate::corpus::validate::{date_key, is_date};
+use crate::corpus::source::NOTICE;
+use crate::corpus::syntax::{date_key, is_date};
 use crate::error::ApiError;
 use crate::evaluation;
 use crate::filter::SystemFilter;
@@ -262,7 +262,7 @@ fn changes(request: &Request) -> Result<Response, ApiError> {
 fn changes_rss(request: &Request) -> Result<Response, ApiError> {
     let template = std::str::from_utf8(prebuilt("changes.xml")?)
         .map_err(|e| ApiError::internal(format!("feed is not UTF-8: {e}")))?;
-    let origin = crate::corpus::compile::xml_escape(&request.origin);
+    let origin = crate::corpus::text::xml_escape(&request.origin);
     let body = template.replace("{{BASE}}", &origin);
     Ok(cached(
         request,

@@ -8,11 +8,10 @@
 
 use super::prefill;
 use super::{rank_with_withheld, ContextQuery, Selected, Withheld};
-use crate::corpus::compile::NOTICE;
 use crate::corpus::compiled::{self, Logic, SYSTEMS};
 use crate::corpus::evaluate::{self as evaluator, Evaluation, Given, UnitStatus};
 use crate::corpus::source::{
-    AsLine, Consensus, Family, InputType, Line, Outcome, Reference, Status, Verification,
+    AsLine, Consensus, Family, InputType, Line, Outcome, Reference, Status, Verification, NOTICE,
 };
 use crate::corpus::text;
 use crate::knowledge::Knowledge;

@@ -89,7 +89,7 @@ pub fn file(path: &str) -> Option<&'static [u8]> {
 
 /// The detail body of a system.
 pub fn detail(slug: &str) -> Option<&'static [u8]> {
-    if !super::validate::is_slug(slug) {
+    if !super::syntax::is_slug(slug) {
         return None;
     }
     file(&format!("systems/{slug}.json"))

@@ -3,7 +3,9 @@
 
 use super::grounding::{self, Grounding};
 use super::load::load;
-use super::validate::{validate, Problem, Sources};
+use super::load::Sources;
+use super::problem::Problem;
+use super::validate::validate;
 use serde_json::{json, Value};
 use std::path::Path;
 

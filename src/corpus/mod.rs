@@ -1,19 +1,17 @@
-//! The corpus: its source format, the rules it must keep, how it is compiled, and the
-//! compiled form the worker serves.
+//! The corpus as the worker sees it: the compiled form it serves ([`compiled`]), and the
+//! shared parts of the corpus crate (`crates/corpus`) it reads that form with: the source
+//! types, text folding, the evaluator, postings and the syntax of slugs and dates.
+//!
+//! The corpus crate's build-time modules (loading, validation, grounding knowledge, checks,
+//! compilation) are linked only into host tests and the `tools` binaries, never into the
+//! worker.
 
-pub mod compile;
 pub mod compiled;
-pub mod evaluate;
-pub mod grounding;
-pub mod index;
-pub mod source;
-pub mod text;
-pub mod validate;
+
+pub use radref_corpus::{evaluate, index, source, syntax, text};
 
 #[cfg(any(test, feature = "tools"))]
-pub mod check;
-#[cfg(any(test, feature = "tools"))]
-pub mod load;
+pub use radref_corpus::{check, compile, grounding, load, problem, validate};
 
 #[cfg(test)]
 mod evaluate_tests;

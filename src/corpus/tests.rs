@@ -2,7 +2,8 @@
 //! message naming the file, the JSON path and the reason.
 
 use super::load::load;
-use super::validate::{validate, Problem};
+use super::problem::Problem;
+use super::validate::validate;
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -304,7 +305,7 @@ fn impossible_calendar_date() {
 
 #[test]
 fn dates_follow_the_calendar() {
-    use crate::corpus::validate::is_date;
+    use crate::corpus::syntax::is_date;
     for ok in [
         "2024",
         "2024-02",

@@ -3,10 +3,22 @@
 //! Used by `build.rs` and by host tests; the worker never reads files.
 
 use super::grounding::{self, Grounding};
+use super::problem::Problem;
 use super::source::{CoverageFile, System};
-use super::validate::{Problem, Sources};
 use std::fs;
 use std::path::Path;
+
+/// Everything the corpus directory holds, parsed.
+#[derive(Clone, Debug, Default)]
+pub struct Sources {
+    /// `(file name relative to corpus/, system)`, sorted by file name.
+    pub systems: Vec<(String, System)>,
+    /// The published slugs of `slugs.txt`, in file order.
+    pub registry: Vec<String>,
+    pub coverage: Option<CoverageFile>,
+    /// `grounding/`: the knowledge that chooses between systems (absent in test corpora).
+    pub grounding: Option<Grounding>,
+}
 
 /// Reads `systems/*.json`, `slugs.txt`, `coverage.json` and `grounding/*.json` under `root`.
 /// Files that do not parse are reported as problems and left out of the result; a corpus

@@ -6,19 +6,14 @@
 //! slices and concatenates these; it never parses corpus JSON.
 
 use super::index::{write_postings, Field, Posting};
+use super::load::Sources;
 use super::source::*;
-use super::text::{identity_terms, text_terms};
-use super::validate::{date_key, Sources};
+use super::syntax::date_key;
+use super::text::{identity_terms, text_terms, xml_escape};
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
-
-/// The notice every clinical payload carries.
-pub const NOTICE: &str = "Reference material only, paraphrased from and cited to primary sources; \
-not a medical device and no substitute for clinical judgment. The reporting radiologist remains \
-author of and responsible for the report. Lines marked draft have not been verified by a \
-radiologist against their source.";
 
 /// Counts of what a system (or the whole corpus) contains.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
@@ -650,22 +645,6 @@ fn rss(events: &[(String, String, serde_json::Value)]) -> String {
          classification systems in the radref corpus. Reference material, not a medical device.</description>\
          <language>en</language><lastBuildDate>{last}</lastBuildDate>{items}</channel></rss>\n"
     )
-}
-
-/// Escapes text for XML element content and attributes.
-pub fn xml_escape(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&apos;"),
-            _ => out.push(c),
-        }
-    }
-    out
 }
 
 /// Formats a `YYYY-MM-DD` date as an RFC 822 date at midnight UTC.

@@ -14,9 +14,10 @@
 //! indices of every version linked to it by `supersedes`/`superseded_by`, so a new version of
 //! a guideline inherits its predecessor's cues without a code change.
 
+use super::problem::Problem;
 use super::source::{Family, Status, System, Verification, MODALITIES};
+use super::syntax::is_date;
 use super::text;
-use super::validate::{is_date, Problem};
 use serde::Deserialize;
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};

@@ -4,6 +4,22 @@
 //! implementation. Case and diacritics are folded, punctuation separates words, and adjacent
 //! words are also joined, so "TI-RADS", "TIRADS" and "ti rads" all meet at the term `tirads`.
 
+/// Escapes text for XML element content and attributes.
+pub fn xml_escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&apos;"),
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
 /// Words too common to help ranking in free text.
 const STOPWORDS: &[&str] = &[
     "a", "an", "and", "are", "as", "at", "be", "by", "for", "from", "in", "is", "it", "of", "on",

@@ -78,6 +78,16 @@ pub enum Verification {
     Verified,
 }
 
+/// The notice every clinical payload carries.
+pub const NOTICE: &str = "Reference material only, paraphrased from and cited to primary sources; \
+not a medical device and no substitute for clinical judgment. The reporting radiologist remains \
+author of and responsible for the report. Lines marked draft have not been verified by a \
+radiologist against their source.";
+
+/// Query parameters of `GET /api/v1/systems/{slug}/evaluate` that are not inputs, so no input
+/// may be named after them.
+pub const RESERVED_PARAMS: [&str; 2] = ["format", "units"];
+
 /// The modalities a system may name.
 pub const MODALITIES: [&str; 6] = ["CT", "MRI", "US", "Mammography", "PET/CT", "XR"];
 

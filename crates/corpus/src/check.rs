@@ -7,8 +7,9 @@
 //! rules it tested, and an unreachable rule says which earlier rule takes its place.
 
 use super::evaluate::{evaluate, reachable_rules, Model, Reach, UnitStatus};
+use super::load::Sources;
+use super::problem::Problem;
 use super::source::*;
-use super::validate::{Problem, Sources};
 
 /// The most input combinations tried per unit when looking for unreachable rules. A unit with
 /// more is checked only for rules after an `always` and repeated conditions, and is listed in
