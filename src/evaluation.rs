@@ -13,13 +13,10 @@ use crate::corpus::evaluate::{
 use crate::corpus::source::NOTICE;
 use crate::corpus::source::RESERVED_PARAMS;
 use crate::corpus::source::{Reference, Verification};
-use crate::error::ApiError;
+use crate::feature::FeatureError;
 use serde::Serialize;
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
-
-/// Fields of the POST body.
-pub const BODY_FIELDS: [&str; 3] = ["inputs", "units", "format"];
 
 /// How the answer is shaped.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -30,11 +27,11 @@ pub enum Format {
 
 impl Format {
     /// `json` (the default) or `markdown`.
-    pub fn parse(value: Option<&str>) -> Result<Format, ApiError> {
+    pub fn parse(value: Option<&str>) -> Result<Format, FeatureError> {
         match value.map(|v| v.trim().to_ascii_lowercase()).as_deref() {
             None | Some("") | Some("json") => Ok(Format::Json),
             Some("markdown") => Ok(Format::Markdown),
-            Some(other) => Err(ApiError::bad_param(
+            Some(other) => Err(FeatureError::argument(
                 "format",
                 format!("unknown format '{other}'; allowed: json, markdown"),
             )),
@@ -50,16 +47,16 @@ pub struct Ask {
     pub format: Format,
 }
 
-fn refused(e: InputError) -> ApiError {
-    ApiError::bad_param(&e.field(), e.to_string())
+fn refused(e: InputError) -> FeatureError {
+    FeatureError::argument(&e.field(), e.to_string())
 }
 
 /// Reads a query string: `format`, `units` (comma-separated) and every other parameter an
 /// input (multi values comma-separated). A parameter given twice is refused.
-pub fn from_query(logic: &Logic, pairs: &[(String, String)]) -> Result<Ask, ApiError> {
+pub fn from_query(logic: &Logic, pairs: &[(String, String)]) -> Result<Ask, FeatureError> {
     for (i, (name, _)) in pairs.iter().enumerate() {
         if pairs[..i].iter().any(|(n, _)| n == name) {
-            return Err(ApiError::bad_param(
+            return Err(FeatureError::argument(
                 name,
                 format!("parameter '{name}' was given more than once"),
             ));
@@ -95,12 +92,13 @@ pub fn from_query(logic: &Logic, pairs: &[(String, String)]) -> Result<Ask, ApiE
 pub fn from_object(
     logic: &Logic,
     body: &Map<String, Value>,
+    fields: &[&str],
     format_param: Option<&str>,
-) -> Result<Ask, ApiError> {
-    if let Some(k) = body.keys().find(|k| !BODY_FIELDS.contains(&k.as_str())) {
-        return Err(ApiError::bad_param(
+) -> Result<Ask, FeatureError> {
+    if let Some(k) = body.keys().find(|k| !fields.contains(&k.as_str())) {
+        return Err(FeatureError::argument(
             k,
-            format!("unknown field '{k}'; allowed: {}", BODY_FIELDS.join(", ")),
+            format!("unknown field '{k}'; allowed: {}", fields.join(", ")),
         ));
     }
     // `null` stands for "not given" inside `inputs`; the body's own fields are what the schema
@@ -109,20 +107,37 @@ pub fn from_object(
         None => Inputs::new(),
         Some(Value::Object(map)) => logic.model().inputs_from_json(map).map_err(refused)?,
         Some(_) => {
-            return Err(ApiError::bad_param(
+            return Err(FeatureError::argument(
                 "inputs",
                 "'inputs' must be an object of input ids to values",
             ))
         }
     };
-    let units = crate::input::string_list(body.get("units"), "units", "a list of unit ids")?;
+    let units = match body.get("units") {
+        None => None,
+        Some(Value::Array(items)) => Some(
+            items
+                .iter()
+                .map(|v| v.as_str().map(String::from))
+                .collect::<Option<Vec<String>>>()
+                .ok_or_else(|| {
+                    FeatureError::argument("units", "'units' must be a list of unit ids")
+                })?,
+        ),
+        Some(_) => {
+            return Err(FeatureError::argument(
+                "units",
+                "'units' must be a list of unit ids",
+            ))
+        }
+    };
     // The query's `format` must be valid even when the body names one (the body's wins).
     let from_query = Format::parse(format_param)?;
     let format = match body.get("format") {
         None => from_query,
         Some(Value::String(s)) => Format::parse(Some(s))?,
         Some(_) => {
-            return Err(ApiError::bad_param(
+            return Err(FeatureError::argument(
                 "format",
                 "'format' must be json or markdown",
             ))
@@ -136,7 +151,7 @@ pub fn from_object(
 }
 
 /// Runs the evaluator.
-pub fn run<'a>(logic: &'a Logic, ask: &Ask) -> Result<Evaluation<'a>, ApiError> {
+pub fn run<'a>(logic: &'a Logic, ask: &Ask) -> Result<Evaluation<'a>, FeatureError> {
     evaluate(logic.model(), &ask.inputs, ask.units.as_deref()).map_err(refused)
 }
 
@@ -209,11 +224,6 @@ pub fn answer<'a>(logic: &'a Logic, ask: &'a Ask, eval: &'a Evaluation<'a>) -> A
             system: format!("/api/v1/systems/{}", logic.slug),
         },
     }
-}
-
-/// The JSON answer as a value (for the MCP tool, which adds the markdown block).
-pub fn to_json(logic: &Logic, ask: &Ask, eval: &Evaluation) -> Value {
-    serde_json::to_value(answer(logic, ask, eval)).unwrap_or(Value::Null)
 }
 
 /// A reference as one citation: authors. Title. Journal Year;Vol(Issue):Pages. doi.

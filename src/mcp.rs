@@ -363,9 +363,9 @@ fn run(op: Op, args: &Map<String, Value>) -> ToolResult {
             let logic = args::logic(op, &slug, Door::Tool)?;
             let mut body = args.clone();
             body.remove("slug");
-            let ask = evaluation::from_object(logic, &body, None)?;
+            let ask = evaluation::from_object(logic, &body, &schema::body_names(op), None)?;
             let eval = evaluation::run(logic, &ask)?;
-            let mut value = evaluation::to_json(logic, &ask, &eval);
+            let mut value = json!(evaluation::answer(logic, &ask, &eval));
             let markdown = evaluation::to_markdown(logic, &ask, &eval);
             value["markdown"] = json!(markdown);
             Ok((value, Some(markdown)))

@@ -14,6 +14,7 @@ use crate::filter::SystemFilter;
 use crate::http::{Request, Response};
 use crate::input::{integer, json_bytes, Params, Refusal};
 use crate::routes::{CorpusOp, Op};
+use crate::schema;
 use crate::search;
 use crate::services::Services;
 use serde_json::json;
@@ -105,13 +106,18 @@ fn evaluate(request: &Request, slug: &str, post: bool) -> Result<Response, ApiEr
                 "the body must be a JSON object {inputs, units?, format?}",
             ));
         };
-        evaluation::from_object(logic, &body, request.get("format")?.as_deref())?
+        evaluation::from_object(
+            logic,
+            &body,
+            &schema::body_names(op),
+            request.get("format")?.as_deref(),
+        )?
     } else {
         evaluation::from_query(logic, &request.query_pairs())?
     };
     let eval = evaluation::run(logic, &ask)?;
     let response = match ask.format {
-        evaluation::Format::Json => Response::json(200, &evaluation::to_json(logic, &ask, &eval)),
+        evaluation::Format::Json => Response::json(200, &evaluation::answer(logic, &ask, &eval)),
         evaluation::Format::Markdown => {
             let md = evaluation::to_markdown(logic, &ask, &eval);
             let tokens = evaluation::approx_tokens(&md);
