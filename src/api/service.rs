@@ -117,8 +117,24 @@ fn render_llms_txt() -> String {
             context::DEFAULT_LIMIT.to_string(),
         ),
         ("{MCP_VERSIONS}", crate::mcp::PROTOCOL_VERSIONS.join(", ")),
+        ("{MCP_TOOLS}", mcp_tools()),
     ] {
         text = text.replace(name, &value);
     }
     text
+}
+
+/// The MCP tools with their arguments, as the endpoint table and the schema declare them.
+fn mcp_tools() -> String {
+    crate::routes::tools()
+        .map(|(endpoint, tool)| {
+            let args = crate::schema::tool_names(endpoint.op);
+            if args.is_empty() {
+                tool.name.to_string()
+            } else {
+                format!("{} ({})", tool.name, args.join(", "))
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
 }

@@ -195,3 +195,13 @@ fn every_tool_is_a_row_of_the_endpoint_table_with_its_declared_arguments() {
         assert_eq!(properties, declared, "{}", tool.name);
     }
 }
+
+#[test]
+fn llms_txt_lists_every_tool_with_its_declared_arguments() {
+    let r = send(Request::new(Method::Get, "/llms.txt"));
+    let text = String::from_utf8(r.body.to_vec()).unwrap();
+    assert!(!text.contains("{MCP_TOOLS}"));
+    assert!(text.contains("radref_search (query, limit)"), "{text}");
+    assert!(text.contains("radref_ground (text, systems, organ, limit, verified)"));
+    assert!(text.contains("radref_coverage."));
+}
