@@ -19,7 +19,7 @@
 
 pub mod api;
 pub mod app;
-pub mod args;
+pub(crate) mod args;
 pub mod auth;
 pub mod build_info;
 pub mod cache;
@@ -30,7 +30,7 @@ pub mod corpus;
 pub mod db;
 pub mod error;
 pub mod evaluation;
-pub mod feature;
+pub(crate) mod feature;
 pub mod filter;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod host;
@@ -42,7 +42,7 @@ pub mod mcp;
 pub mod openapi;
 pub mod ratelimit;
 pub mod routes;
-pub mod schema;
+pub(crate) mod schema;
 pub mod search;
 pub mod services;
 pub mod templates;
