@@ -15,13 +15,14 @@ use crate::evaluation;
 use crate::filter::SystemFilter;
 use crate::http::{Request, Response};
 use crate::input::Params;
+use crate::openapi;
 use crate::routes::{self, CorpusOp, Op};
 use crate::schema;
 use crate::search;
 use serde_json::{json, Map, Value};
 
 /// Protocol versions this server speaks, newest first.
-pub const PROTOCOL_VERSIONS: &[&str] = &["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
+pub use crate::routes::MCP_PROTOCOL_VERSIONS as PROTOCOL_VERSIONS;
 
 const PARSE_ERROR: i64 = -32700;
 const INVALID_REQUEST: i64 = -32600;
@@ -215,68 +216,39 @@ fn output(properties: Value, required: &[&str]) -> Value {
     json!({ "type": "object", "properties": properties, "required": required })
 }
 
-/// What a tool answers. The HTTP routes of search and the systems list answer in their
-/// `{data, meta}` envelope; a tool answers the fields themselves, so these are its own.
+/// What a tool answers: the schema of its route's answer, from the OpenAPI document's
+/// components, with the markdown block where the tool adds one. Search and the systems list
+/// answer the fields their routes wrap in a `{data, meta}` envelope: their items are the same.
 fn output_schema(op: Op) -> Value {
+    let answer = |name: &str| openapi::answer_schema(name);
     match op {
         Op::Corpus(CorpusOp::SearchCorpus) => output(
-            json!({
-                "query": { "type": "string" },
-                "hits": { "type": "array", "items": { "type": "object", "required": ["type", "slug", "system", "label", "score", "why"] } }
-            }),
+            json!({ "query": { "type": "string" },
+                "hits": { "type": "array", "items": answer("SearchHit") } }),
             &["query", "hits"],
         ),
-        Op::Corpus(CorpusOp::GetSystem) => output(
-            json!({
-                "slug": { "type": "string" }, "name": { "type": "string" }, "notice": { "type": "string" },
-                "outcomes": { "type": "array" }, "decision_units": { "type": "array" }, "references": { "type": "object" }
-            }),
-            &[
-                "slug",
-                "name",
-                "notice",
-                "outcomes",
-                "decision_units",
-                "references",
-            ],
-        ),
-        Op::Context(_) => output(
-            json!({
-                "notice": { "type": "string" }, "query": { "type": "object" }, "finding": { "type": "object" },
-                "systems": { "type": "array", "items": { "type": "object", "required": ["slug", "why", "outcomes", "references", "withheld_draft_lines"] } },
-                "withheld_systems": { "type": "array", "items": { "type": "object", "required": ["slug", "status", "reason"] } },
-                "markdown": { "type": "string" }
-            }),
-            &["notice", "systems", "markdown"],
-        ),
-        Op::Corpus(CorpusOp::EvaluateSystem | CorpusOp::EvaluateSystemPost) => output(
-            json!({
-                "slug": { "type": "string" }, "system": { "type": "string" },
-                "inputs": { "type": "object" },
-                "units": { "type": "array", "items": { "type": "object", "required": ["id", "title", "status", "trace"] } },
-                "missing": { "type": "array", "items": { "type": "string" } },
-                "references": { "type": "object" },
-                "links": { "type": "object" },
-                "markdown": { "type": "string" }
-            }),
-            &["slug", "units", "missing", "markdown"],
-        ),
         Op::Corpus(CorpusOp::ListSystems) => output(
-            json!({
-                "total": { "type": "integer" },
-                "filters": { "type": "object" },
-                "systems": { "type": "array", "items": { "type": "object", "required": ["slug", "name", "family", "status"] } }
-            }),
+            json!({ "total": { "type": "integer" }, "filters": { "type": "object" },
+                "systems": { "type": "array", "items": answer("SystemSummary") } }),
             &["total", "systems"],
         ),
-        Op::Corpus(CorpusOp::GetCoverage) => output(
-            json!({
-                "totals": { "type": "object" }, "covered": { "type": "array" }, "not_covered": { "type": "array" }
-            }),
-            &["totals", "covered", "not_covered"],
-        ),
+        Op::Corpus(CorpusOp::GetSystem) => answer("SystemDetail"),
+        Op::Context(_) => with_markdown(answer("ContextResponse")),
+        Op::Corpus(CorpusOp::EvaluateSystem | CorpusOp::EvaluateSystemPost) => {
+            with_markdown(answer("Evaluation"))
+        }
+        Op::Corpus(CorpusOp::GetCoverage) => answer("Coverage"),
         _ => output(json!({}), &[]),
     }
+}
+
+/// An answer with the markdown block the tool adds.
+fn with_markdown(mut schema: Value) -> Value {
+    schema["properties"]["markdown"] = json!({ "type": "string" });
+    if let Some(required) = schema["required"].as_array_mut() {
+        required.push(json!("markdown"));
+    }
+    schema
 }
 
 /// The tool definitions: one per row of the endpoint table that has a tool, its input schema

@@ -10,7 +10,6 @@ use crate::corpus::evaluate::evaluate_link;
 use crate::corpus::source::Status;
 use crate::error::ErrorFormat;
 use crate::input::{MAX_OFFSET, MAX_PAGE};
-use crate::mcp;
 use crate::routes::{
     Access, ContextOp, CorpusOp, McpOp, Op, ServiceOp, TemplateOp, WebhookOp, API_VERSION,
     ENDPOINTS,
@@ -512,12 +511,7 @@ fn corpus_operation(op: CorpusOp) -> Value {
         CorpusOp::GetChangesRss => text_get("application/rss+xml", "RSS 2.0 feed."),
         CorpusOp::EvaluateSystem | CorpusOp::EvaluateSystemPost => evaluate_operation(op == CorpusOp::EvaluateSystemPost),
         CorpusOp::GetCoverage => corpus_get(json!([]),
-            ok("Coverage report.", json!({ "type": "object", "required": ["totals", "covered", "not_covered"], "properties": {
-                "notice": { "type": "string" }, "totals": { "type": "object" },
-                "by_family": { "type": "array", "items": { "type": "object" } },
-                "by_organ": { "type": "array", "items": { "type": "object" } },
-                "covered": { "type": "array", "items": { "type": "object", "required": ["slug", "counts", "gaps"] } },
-                "not_covered": { "type": "array", "items": { "type": "object", "required": ["name", "reason"] } } } }))),
+            ok("Coverage report.", json!({ "$ref": "#/components/schemas/Coverage" }))),
     }
 }
 
@@ -617,7 +611,7 @@ fn mcp_operation() -> Value {
     json!({
         "description": format!("Model Context Protocol server with the read-only tools {}. Each tool serves the same operation as an HTTP route, with the same arguments and refusals. Stateless: every request gets one JSON response; notifications get 202. Protocol versions: {}. GET /mcp answers 405 (no server-initiated stream).",
             crate::routes::tools().map(|(_, t)| t.name).collect::<Vec<_>>().join(", "),
-            mcp::PROTOCOL_VERSIONS.join(", ")),
+            crate::routes::MCP_PROTOCOL_VERSIONS.join(", ")),
         "requestBody": json_body(json!({
             "oneOf": [
                 { "$ref": "#/components/schemas/JsonRpcMessage" },
@@ -778,6 +772,31 @@ fn webhook_operation(op: WebhookOp) -> Value {
 }
 
 /// The components: schemas, security schemes, headers and shared responses.
+/// An answer's schema from the components, its references resolved in place, for a reader
+/// that has no components to resolve them against (an MCP tool's output schema).
+pub(crate) fn answer_schema(name: &str) -> Value {
+    fn inline(value: &Value, schemas: &Value) -> Value {
+        match value {
+            Value::Object(map) => {
+                if let Some(Value::String(target)) = map.get("$ref") {
+                    let name = target.trim_start_matches("#/components/schemas/");
+                    return inline(&schemas[name], schemas);
+                }
+                Value::Object(
+                    map.iter()
+                        .map(|(k, v)| (k.clone(), inline(v, schemas)))
+                        .collect(),
+                )
+            }
+            Value::Array(items) => Value::Array(items.iter().map(|v| inline(v, schemas)).collect()),
+            other => other.clone(),
+        }
+    }
+    let components = components();
+    let schemas = &components["schemas"];
+    inline(&schemas[name], schemas)
+}
+
 fn components() -> Value {
     let line = json!({
         "type": "object",
@@ -916,6 +935,12 @@ fn components() -> Value {
                 }
             },
             "Evaluation": evaluation_schema(),
+            "Coverage": { "type": "object", "required": ["totals", "covered", "not_covered"], "properties": {
+                "notice": { "type": "string" }, "totals": { "type": "object" },
+                "by_family": { "type": "array", "items": { "type": "object" } },
+                "by_organ": { "type": "array", "items": { "type": "object" } },
+                "covered": { "type": "array", "items": { "type": "object", "required": ["slug", "counts", "gaps"] } },
+                "not_covered": { "type": "array", "items": { "type": "object", "required": ["name", "reason"] } } } },
             "Error": { "type": "object", "required": ["error"], "properties": { "error": { "type": "string" } } },
             "DetailedError": {
                 "type": "object", "required": ["error"],

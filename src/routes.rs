@@ -89,6 +89,10 @@ pub enum ContextOp {
     PostGroundedContext,
 }
 
+/// MCP protocol versions the tool endpoint speaks, newest first.
+pub const MCP_PROTOCOL_VERSIONS: &[&str] =
+    &["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
+
 /// The MCP tool endpoint.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum McpOp {
