@@ -6,10 +6,13 @@
 //! (an incidental thyroid nodule on CT goes to the ACR incidental paper before TI-RADS; a
 //! screening nodule to Lung-RADS before Fleischner), is reviewed corpus data
 //! (`corpus/grounding/`, compiled into [`crate::knowledge`]), each cue resting on a cited line;
-//! this module holds the algorithm. The result is JSON or a markdown block for an assistant,
-//! every line cited, located and flagged.
+//! this module holds the algorithm. Only what the text asserts is read: the phrases it negates,
+//! places in the past or asks about are ruled out first ([`assertion`], a ConText model over
+//! the corpus's triggers). The result is JSON or a markdown block for an assistant, every line
+//! cited, located and flagged.
 
 pub mod answer;
+pub mod assertion;
 pub mod naming;
 pub mod prefill;
 pub mod render;
@@ -178,6 +181,10 @@ pub struct Finding {
     pub cues: Vec<&'static str>,
     /// The systems the text names explicitly ("Bosniak IIF", "per Fleischner").
     pub named: Vec<naming::Named>,
+    /// The text as grounding read it: the submitted text with its ruled-out words blanked.
+    pub read: String,
+    /// What the text rules out (negated, historical, hypothetical, about a relative).
+    pub ruled_out: Vec<assertion::RuledOut>,
 }
 
 /// Does the folded text contain the phrase as whole words?
@@ -209,14 +216,54 @@ pub fn read_finding(knowledge: &Knowledge, text: &str) -> Finding {
     let (sizes, age) = prefill::sizes_and_age(lexicon, &words);
     finding.sizes_mm = sizes.iter().map(|s| s.mm).collect();
     finding.age_years = age;
+    // A cue about an organ fires where its phrase and the organ meet in one line of the text
+    // (a report writes an organ per line: a kidney's "cyst" says nothing of the pancreas).
+    let lines = organ_lines(text);
     for cue in knowledge.cues {
-        let organ_ok = cue.organ.is_none_or(|o| finding.organs.contains(&o));
-        if organ_ok && cue.phrases.iter().any(|p| has_phrase(&folded, p)) {
+        let fires = match cue.organ {
+            None => cue.phrases.iter().any(|p| has_phrase(&folded, p)),
+            Some(organ) => {
+                let Some(words) = lexicon.organs.iter().find(|o| o.name == organ) else {
+                    continue;
+                };
+                lines.iter().any(|line| {
+                    cue.phrases.iter().any(|p| has_phrase(line, p))
+                        && words.phrases.iter().any(|p| has_phrase(line, p))
+                })
+            }
+        };
+        if fires {
             finding.cues.push(cue.name);
         }
     }
     finding.named = naming::named_systems(text);
     finding
+}
+
+/// The lines of a text, folded (` word word `), each with the label of the heading line above
+/// it ("KIDNEYS:" alone on its line names the organ of the lines that follow, up to a blank
+/// line or the next heading). A one-line finding is one line.
+fn organ_lines(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut heading: Option<String> = None;
+    for line in text.lines() {
+        let words = text::words(line);
+        if words.is_empty() {
+            heading = None;
+            continue;
+        }
+        let is_heading = line.trim_end().ends_with(':') && words.len() <= 4;
+        if is_heading {
+            heading = Some(words.join(" "));
+            continue;
+        }
+        let joined = words.join(" ");
+        out.push(match &heading {
+            Some(h) => format!(" {h} {joined} "),
+            None => format!(" {joined} "),
+        });
+    }
+    out
 }
 
 /// A system chosen for a finding, and why.
@@ -255,12 +302,17 @@ pub fn rank_with_withheld(
     query: &ContextQuery,
 ) -> (Finding, Vec<Selected>, Vec<Withheld>) {
     let ranking = knowledge.ranking;
-    let finding = read_finding(knowledge, &query.text);
-    let hits = if query.text.trim().is_empty() {
+    // Only what the text asserts as present or possible is read: "no pulmonary nodules" pulls
+    // in no nodule guideline.
+    let (read, ruled_out) = assertion::kept(knowledge.assertions, &query.text);
+    let mut finding = read_finding(knowledge, &read);
+    let hits = if read.trim().is_empty() {
         Vec::new()
     } else {
-        search::search(&query.text, ranking.search_hits)
+        search::search(&read, ranking.search_hits)
     };
+    finding.read = read.into_owned();
+    finding.ruled_out = ruled_out;
     // Search relevance per system: its best document, plus a share of its matched outcomes.
     let mut base: BTreeMap<usize, (f64, f64, Vec<String>)> = BTreeMap::new();
     let mut codes: BTreeMap<&str, Vec<&'static str>> = BTreeMap::new();
@@ -793,11 +845,67 @@ mod tests {
         ), "{md}");
     }
 
+    /// A trauma CT report that negates most organs: only what it asserts is grounded. The
+    /// splenic laceration goes to AAST; the lungs, gallbladder, pancreas and adrenals it rules
+    /// out pull in no nodule, polyp, cyst or adrenal guideline, and each ruled-out phrase is named
+    /// with its trigger and the span it came from.
+    #[test]
+    fn a_report_grounds_what_it_asserts_and_names_what_it_rules_out() {
+        let report = include_str!("../tests/fixtures/trauma_report.txt");
+        let mut query = q(report);
+        query.verified = false;
+        let json = to_json(&query);
+        let slugs: Vec<&str> = json["systems"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s["slug"].as_str().unwrap())
+            .collect();
+        assert_eq!(slugs[0], "aast-ois-2018", "{slugs:?}");
+        for ruled_out in [
+            "fleischner-2017",
+            "bts-pulmonary-nodules-2015",
+            "acr-lung-rads-v2022",
+            "sru-gallbladder-polyps-2022",
+            "acr-if-gallbladder-biliary-2013",
+            "kyoto-ipmn-2024",
+            "acr-if-pancreatic-cyst-2017",
+            "acr-if-adrenal-2017",
+            "ese-adrenal-incidentaloma-2023",
+        ] {
+            assert!(!slugs.contains(&ruled_out), "{ruled_out} in {slugs:?}");
+        }
+        let chars: Vec<char> = report.chars().collect();
+        let ruled = json["finding"]["ruled_out"].as_array().unwrap();
+        for r in ruled {
+            let span = r["span"].as_array().unwrap();
+            let (from, to) = (
+                span[0].as_u64().unwrap() as usize,
+                span[1].as_u64().unwrap() as usize,
+            );
+            let at: String = chars[from..to].iter().collect();
+            assert_eq!(at, r["text"].as_str().unwrap());
+        }
+        let nodules = ruled
+            .iter()
+            .find(|r| r["text"] == "pulmonary nodules, consolidation or pleural effusion")
+            .expect("the lung line is ruled out");
+        assert_eq!(nodules["assertion"], "negated");
+        assert_eq!(nodules["trigger"], "No");
+        assert!(ruled
+            .iter()
+            .any(|r| r["text"] == "Gallbladder" && r["trigger"] == "Without"));
+        // The markdown block says what the report ruled out.
+        let md = to_markdown(&query);
+        assert!(md.contains("Ruled out by the text"), "{md}");
+    }
+
     /// A whole CT report near the longest text accepted: what it says is read, and the systems
     /// chosen are those of the organs it reports on, the incidental adrenal nodule and the renal
-    /// findings of its impression among them. (Cue phrases fire on negated mentions too, "no
-    /// gallbladder polyp" or "not in a lung cancer screening programme", so the exact order is
-    /// not what a radiologist would give and is not asserted.)
+    /// findings of its impression among them. What it rules out pulls in nothing: "not in a lung
+    /// cancer screening programme" fires no screening cue, and the normal thyroid and breasts
+    /// name no organ. (The whole report is still ranked as one text, so the exact order is not
+    /// what a radiologist would give and is not asserted.)
     #[test]
     fn a_long_report_is_read_and_ranked_sensibly() {
         let report = include_str!("../tests/fixtures/long_finding.txt");
@@ -814,6 +922,18 @@ mod tests {
         assert!(finding.sizes_mm.contains(&8.0) && finding.sizes_mm.contains(&14.0));
         assert_eq!(finding.age_years, Some(64.0));
         assert!(finding.cues.contains(&"incidental"));
+        assert!(!finding.cues.contains(&"screening"), "{:?}", finding.cues);
+        for organ in ["thyroid", "breast", "spleen"] {
+            assert!(
+                !finding.organs.contains(&organ),
+                "{organ} is normal in the report"
+            );
+        }
+        let ruled: Vec<&str> = finding.ruled_out.iter().map(|r| r.text.as_str()).collect();
+        assert!(
+            ruled.iter().any(|r| r.contains("lung cancer screening")),
+            "{ruled:?}"
+        );
         let slugs: Vec<&str> = selected.iter().map(|s| s.system.slug).collect();
         assert_eq!(slugs.len(), MAX_LIMIT, "{slugs:?}");
         for slug in [

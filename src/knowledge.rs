@@ -86,6 +86,57 @@ pub struct Ranking {
     pub any_organ: &'static str,
 }
 
+/// What a report asserts about a mention (`corpus/grounding/assertions.json`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Category {
+    Negated,
+    Possible,
+    Historical,
+    Hypothetical,
+    Family,
+}
+
+impl Category {
+    /// The wire name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Category::Negated => "negated",
+            Category::Possible => "possible",
+            Category::Historical => "historical",
+            Category::Hypothetical => "hypothetical",
+            Category::Family => "family",
+        }
+    }
+}
+
+/// Which way a trigger's scope runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Direction {
+    Forward,
+    Backward,
+    Both,
+}
+
+/// A trigger phrase, as folded words.
+#[derive(Debug)]
+pub struct Trigger {
+    pub words: &'static [&'static str],
+    pub category: Category,
+    pub direction: Direction,
+}
+
+/// The ConText model: triggers, pseudo-triggers and terminators, each as folded words.
+#[derive(Debug)]
+pub struct Assertions {
+    pub max_scope: u32,
+    pub triggers: &'static [Trigger],
+    pub pseudo_triggers: &'static [&'static [&'static str]],
+    pub terminators: &'static [&'static [&'static str]],
+    /// Words that assert nothing on their own.
+    pub fillers: &'static [&'static str],
+}
+
 include!(concat!(env!("OUT_DIR"), "/knowledge_tables.rs"));
 
 /// Everything grounding knows besides the systems themselves: what an operation is handed, so
@@ -95,6 +146,7 @@ pub struct Knowledge {
     pub lexicon: &'static Lexicon,
     pub cues: &'static [Cue],
     pub ranking: &'static Ranking,
+    pub assertions: &'static Assertions,
 }
 
 /// The corpus's knowledge.
@@ -102,4 +154,5 @@ pub static KNOWLEDGE: Knowledge = Knowledge {
     lexicon: &LEXICON,
     cues: CUES,
     ranking: &RANKING,
+    assertions: &ASSERTIONS,
 };

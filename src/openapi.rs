@@ -926,7 +926,11 @@ fn components() -> Value {
                 "properties": {
                     "notice": { "type": "string" },
                     "query": { "type": "object" },
-                    "finding": { "type": "object", "description": "What was read from the text: organs, modalities, sizes_mm, age_years, cues, and named_systems (the slugs of systems the text names explicitly, which rank first)." },
+                    "finding": { "type": "object", "description": "What was read from the text: organs, modalities, sizes_mm, age_years, cues, named_systems (the slugs of systems the text names explicitly, which rank first), and ruled_out: the phrases the text negates, places in the past, asks about or attributes to a relative, each with its assertion, trigger and [start, end) character spans; they pull in no system.",
+                        "properties": { "ruled_out": { "type": "array", "items": { "type": "object", "required": ["text", "span", "assertion", "trigger", "trigger_span"],
+                            "properties": { "text": { "type": "string" }, "span": { "type": "array", "items": { "type": "integer" }, "minItems": 2, "maxItems": 2 },
+                                "assertion": { "type": "string", "enum": ["negated", "historical", "hypothetical", "family"] }, "trigger": { "type": "string" },
+                                "trigger_span": { "type": "array", "items": { "type": "integer" }, "minItems": 2, "maxItems": 2 } } } } } },
                     "note": { "type": "string", "description": "Present when nothing was asked for." },
                     "withheld_systems": { "type": "array", "description": "With verified=true: systems that match the finding and would have been selected, left out because their entry's status is draft or retired (at most three).",
                         "items": { "type": "object", "required": ["slug", "name", "status", "score", "reason"],

@@ -323,3 +323,76 @@ fn the_evaluate_link_of_a_context_answer_is_followed() {
         .to_string();
     assert!(link.contains("size_mm=12"), "{link}");
 }
+
+/// A trauma CT report that negates most organs, over HTTP and through the MCP tool: the
+/// splenic laceration is grounded in AAST, what the report rules out pulls in no guideline,
+/// and each ruled-out phrase comes back with the span of the submitted text it was read from.
+#[test]
+fn a_report_grounds_what_it_asserts_over_http_and_mcp() {
+    let report = include_str!("fixtures/trauma_report.txt");
+    let body = serde_json::json!({ "text": report, "verified": false });
+    let reply = send(
+        "POST",
+        "/api/v1/context",
+        &[
+            ("Authorization", &bearer(CONTEXT_KEY)),
+            ("Content-Type", "application/json"),
+        ],
+        Some(body.to_string().as_bytes()),
+    );
+    assert_eq!(reply.status, 200, "{}", reply.body);
+    let http = reply.json();
+    let slugs = |answer: &serde_json::Value| -> Vec<String> {
+        answer["systems"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s["slug"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let offered = slugs(&http);
+    assert_eq!(offered[0], "aast-ois-2018", "{offered:?}");
+    for ruled_out in [
+        "fleischner-2017",
+        "sru-gallbladder-polyps-2022",
+        "kyoto-ipmn-2024",
+        "acr-if-pancreatic-cyst-2017",
+        "acr-if-adrenal-2017",
+    ] {
+        assert!(
+            !offered.iter().any(|s| s == ruled_out),
+            "{ruled_out}: {offered:?}"
+        );
+    }
+    let chars: Vec<char> = report.chars().collect();
+    let ruled = http["finding"]["ruled_out"].as_array().unwrap();
+    assert!(ruled.len() >= 10, "{ruled:?}");
+    for r in ruled {
+        let span = r["span"].as_array().unwrap();
+        let at: String = chars
+            [span[0].as_u64().unwrap() as usize..span[1].as_u64().unwrap() as usize]
+            .iter()
+            .collect();
+        assert_eq!(at, r["text"].as_str().unwrap(), "{r}");
+    }
+    assert!(ruled.iter().any(|r| r["text"]
+        == "pulmonary nodules, consolidation or pleural effusion"
+        && r["assertion"] == "negated"));
+    // The tool answers the same.
+    let call = serde_json::json!({ "jsonrpc": "2.0", "id": 1, "method": "tools/call",
+        "params": { "name": "radref_ground", "arguments": { "text": report, "verified": false } } });
+    let reply = send(
+        "POST",
+        "/mcp",
+        &[("Content-Type", "application/json")],
+        Some(call.to_string().as_bytes()),
+    );
+    assert_eq!(reply.status, 200, "{}", reply.body);
+    let tool = reply.json()["result"]["structuredContent"].clone();
+    assert_eq!(slugs(&tool), offered);
+    assert_eq!(tool["finding"]["ruled_out"], http["finding"]["ruled_out"]);
+    assert!(tool["markdown"]
+        .as_str()
+        .unwrap()
+        .contains("Ruled out by the text"));
+}

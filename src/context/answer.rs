@@ -6,6 +6,7 @@
 //! locator, consensus and verification; `verified` keeps only verified lines and counts the
 //! ones it withheld.
 
+use super::assertion::RuledOut;
 use super::prefill;
 use super::{rank_with_withheld, ContextQuery, Selected, Withheld};
 use crate::corpus::compiled::{self, Logic, SYSTEMS};
@@ -55,6 +56,9 @@ pub struct FindingRead {
     pub age_years: Option<f64>,
     pub cues: Vec<&'static str>,
     pub named_systems: Vec<&'static str>,
+    /// The phrases the text rules out, with their assertion and trigger: they pull in no
+    /// system.
+    pub ruled_out: Vec<RuledOut>,
 }
 
 /// A clinical line as the answer shows it.
@@ -462,7 +466,8 @@ fn withheld_system(w: &Withheld) -> WithheldSystem {
 /// the evaluator makes of the finding.
 pub fn ground(knowledge: &Knowledge, query: &ContextQuery) -> Grounding {
     let (finding, selected, withheld) = rank_with_withheld(knowledge, query);
-    let words = text::words(&query.text);
+    // The evaluator is given what the text asserts, not what it rules out.
+    let words = text::words(&finding.read);
     let finding_words = text::WordIndex::new(&words);
     let systems = selected
         .iter()
@@ -489,6 +494,7 @@ pub fn ground(knowledge: &Knowledge, query: &ContextQuery) -> Grounding {
                 .iter()
                 .map(|n| SYSTEMS[n.index].slug)
                 .collect(),
+            ruled_out: finding.ruled_out,
         },
         systems,
         withheld_systems: withheld.iter().map(withheld_system).collect(),

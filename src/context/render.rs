@@ -8,6 +8,8 @@ use crate::corpus::source::Verification;
 
 /// Missing inputs the block describes; the others it names by id.
 const MAX_MISSING_SHOWN: usize = 5;
+/// Ruled-out phrases the block quotes; the others it counts.
+const MAX_RULED_OUT_SHOWN: usize = 12;
 
 /// A rough token count (about four characters a token), to budget prompts.
 pub fn approx_tokens(text: &str) -> usize {
@@ -65,6 +67,31 @@ pub fn markdown(answer: &Grounding) -> String {
         md.push_str(&format!(
             "Finding: {}\n\n",
             one_line(&answer.query.text, 600)
+        ));
+    }
+    let ruled = &answer.finding.ruled_out;
+    if !ruled.is_empty() {
+        let shown: Vec<String> = ruled
+            .iter()
+            .take(MAX_RULED_OUT_SHOWN)
+            .map(|r| {
+                format!(
+                    "\"{}\" ({}: \"{}\")",
+                    one_line(&r.text, 60),
+                    r.assertion.as_str(),
+                    r.trigger
+                )
+            })
+            .collect();
+        let more = ruled.len().saturating_sub(MAX_RULED_OUT_SHOWN);
+        let more = if more > 0 {
+            format!("; and {more} more")
+        } else {
+            String::new()
+        };
+        md.push_str(&format!(
+            "Ruled out by the text, so not grounded: {}{more}.\n\n",
+            shown.join("; ")
         ));
     }
     if !answer.withheld_systems.is_empty() {

@@ -40,9 +40,14 @@ fn problems_with(name: &str, mutate: impl FnOnce(&mut Value)) -> Vec<Problem> {
             g.cues
         },
         ranking: if name == grounding::RANKING_FILE {
-            serde_json::from_value(value).unwrap()
+            serde_json::from_value(value.clone()).unwrap()
         } else {
             g.ranking
+        },
+        assertions: if name == grounding::ASSERTIONS_FILE {
+            serde_json::from_value(value).unwrap()
+        } else {
+            g.assertions
         },
     };
     grounding::validate(&grounding, &sources.systems)
@@ -245,6 +250,34 @@ fn a_lineage_effect_reaches_every_version() {
         index("acr-bi-rads-v2025")
     );
     assert!(code.contains(&both), "{both} not in the emitted cue");
+}
+
+#[test]
+fn assertion_triggers_are_checked() {
+    assert_fails(
+        grounding::ASSERTIONS_FILE,
+        |a| a["triggers"][0]["phrase"] = json!("No"),
+        "$.triggers[0].phrase",
+        "write 'no'",
+    );
+    assert_fails(
+        grounding::ASSERTIONS_FILE,
+        |a| a["triggers"][1]["phrase"] = json!("no"),
+        "$.triggers[1].phrase",
+        "is also trigger 0",
+    );
+    assert_fails(
+        grounding::ASSERTIONS_FILE,
+        |a| a["pseudo_triggers"][0] = json!("gram stain"),
+        "$.pseudo_triggers[0]",
+        "holds no trigger",
+    );
+    assert_fails(
+        grounding::ASSERTIONS_FILE,
+        |a| a["max_scope"] = json!(0),
+        "$.max_scope",
+        "at least one word",
+    );
 }
 
 #[test]

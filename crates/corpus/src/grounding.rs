@@ -23,18 +23,72 @@ use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 
-/// The three files, parsed.
+/// The four files, parsed.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Grounding {
     pub lexicon: Lexicon,
     pub cues: CueFile,
     pub ranking: Ranking,
+    pub assertions: Assertions,
 }
 
 /// The file names under `corpus/grounding/`.
 pub const LEXICON_FILE: &str = "grounding/lexicon.json";
 pub const CUES_FILE: &str = "grounding/cues.json";
 pub const RANKING_FILE: &str = "grounding/ranking.json";
+pub const ASSERTIONS_FILE: &str = "grounding/assertions.json";
+
+/// `assertions.json`: the ConText model of what a report asserts about the words it writes.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Assertions {
+    #[serde(default)]
+    pub about: Option<String>,
+    /// The most words a trigger's scope reaches.
+    pub max_scope: u32,
+    pub triggers: Vec<Trigger>,
+    /// Phrases that contain a trigger but do not act as one ("no change").
+    pub pseudo_triggers: Vec<String>,
+    /// Words that end a trigger's scope ("but", "however").
+    pub terminators: Vec<String>,
+    /// Words that assert nothing on their own ("there", "is", "seen"): a line whose other
+    /// words are all ruled out is ruled out, label and all.
+    pub fillers: Vec<String>,
+}
+
+/// A trigger phrase: the category it gives the words in its scope, and which way it reaches.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Trigger {
+    pub phrase: String,
+    pub category: AssertionCategory,
+    pub direction: Direction,
+}
+
+/// What a report asserts about a mention.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum AssertionCategory {
+    /// Negated or ruled out.
+    Negated,
+    /// Hedged: the finding may be present.
+    Possible,
+    /// In the past: resolved, prior, treated.
+    Historical,
+    /// Conditional or asked about: "if", "to exclude".
+    Hypothetical,
+    /// About a relative: "family history of".
+    Family,
+}
+
+/// Which way a trigger's scope runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Direction {
+    Forward,
+    Backward,
+    Both,
+}
 
 /// Who reviewed an entry, as on every clinical line (`verified` needs both reviewer and date).
 /// serde cannot combine `flatten` with `deny_unknown_fields`, so each reviewed entry spells
@@ -375,7 +429,49 @@ pub fn validate(grounding: &Grounding, systems: &[(String, System)]) -> Vec<Prob
     problems.extend(validate_lexicon(&grounding.lexicon, &corpus));
     problems.extend(validate_cues(&grounding.cues, &corpus));
     problems.extend(validate_ranking(&grounding.ranking, &corpus));
+    problems.extend(validate_assertions(&grounding.assertions));
     problems
+}
+
+fn validate_assertions(a: &Assertions) -> Vec<Problem> {
+    let mut r = Report {
+        file: ASSERTIONS_FILE,
+        problems: Vec::new(),
+    };
+    if a.max_scope == 0 {
+        r.add("$.max_scope", "a scope reaches at least one word");
+    }
+    let mut seen: BTreeMap<&str, usize> = BTreeMap::new();
+    for (i, t) in a.triggers.iter().enumerate() {
+        let path = format!("$.triggers[{i}].phrase");
+        if !folded(&t.phrase) {
+            let fold = text::words(&t.phrase).join(" ");
+            r.add(
+                &path,
+                format!("'{}' is not written folded: write '{fold}'", t.phrase),
+            );
+        }
+        if let Some(first) = seen.insert(&t.phrase, i) {
+            r.add(path, format!("'{}' is also trigger {first}", t.phrase));
+        }
+    }
+    check_phrases(&mut r, "$.pseudo_triggers", &a.pseudo_triggers, false);
+    for (i, p) in a.pseudo_triggers.iter().enumerate() {
+        let words: Vec<&str> = p.split(' ').collect();
+        let holds_trigger = a.triggers.iter().any(|t| {
+            let tw: Vec<&str> = t.phrase.split(' ').collect();
+            words.windows(tw.len()).any(|w| w == &tw[..])
+        });
+        if !holds_trigger {
+            r.add(
+                format!("$.pseudo_triggers[{i}]"),
+                format!("'{p}' holds no trigger, so it has nothing to keep from acting"),
+            );
+        }
+    }
+    check_phrases(&mut r, "$.terminators", &a.terminators, false);
+    check_phrases(&mut r, "$.fillers", &a.fillers, true);
+    r.problems
 }
 
 fn validate_lexicon(lexicon: &Lexicon, corpus: &Corpus) -> Vec<Problem> {
@@ -791,6 +887,37 @@ pub fn emit(grounding: &Grounding, systems: &[(String, System)]) -> String {
         .unwrap();
     }
     writeln!(out, "];\n").unwrap();
+    let a = &grounding.assertions;
+    let split = |p: &str| -> Vec<String> { p.split(' ').map(String::from).collect() };
+    writeln!(
+        out,
+        "pub static ASSERTIONS: Assertions = Assertions {{\n    max_scope: {},",
+        a.max_scope
+    )
+    .unwrap();
+    writeln!(out, "    triggers: &[").unwrap();
+    for t in &a.triggers {
+        writeln!(
+            out,
+            "        Trigger {{ words: &{:?}, category: Category::{:?}, direction: Direction::{:?} }},",
+            split(&t.phrase),
+            t.category,
+            t.direction
+        )
+        .unwrap();
+    }
+    let lists = |v: &[String]| -> String {
+        let items: Vec<String> = v.iter().map(|p| format!("&{:?}", split(p))).collect();
+        format!("&[{}]", items.join(", "))
+    };
+    writeln!(
+        out,
+        "    ],\n    pseudo_triggers: {},\n    terminators: {},\n    fillers: &{:?},\n}};\n",
+        lists(&a.pseudo_triggers),
+        lists(&a.terminators),
+        a.fillers
+    )
+    .unwrap();
     let r = &grounding.ranking;
     writeln!(
         out,

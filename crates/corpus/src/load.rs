@@ -82,18 +82,22 @@ pub fn load(root: &Path) -> (Sources, Vec<Problem>) {
             .map_err(|(path, reason)| problem(grounding::CUES_FILE, &path, reason));
         let ranking = read_json(&root.join(grounding::RANKING_FILE))
             .map_err(|(path, reason)| problem(grounding::RANKING_FILE, &path, reason));
-        match (lexicon, cues, ranking) {
-            (Ok(lexicon), Ok(cues), Ok(ranking)) => {
+        let assertions = read_json(&root.join(grounding::ASSERTIONS_FILE))
+            .map_err(|(path, reason)| problem(grounding::ASSERTIONS_FILE, &path, reason));
+        match (lexicon, cues, ranking, assertions) {
+            (Ok(lexicon), Ok(cues), Ok(ranking), Ok(assertions)) => {
                 sources.grounding = Some(Grounding {
                     lexicon,
                     cues,
                     ranking,
+                    assertions,
                 })
             }
-            (lexicon, cues, ranking) => {
+            (lexicon, cues, ranking, assertions) => {
                 problems.extend(lexicon.err());
                 problems.extend(cues.err());
                 problems.extend(ranking.err());
+                problems.extend(assertions.err());
             }
         }
     }

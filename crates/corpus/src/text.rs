@@ -54,11 +54,28 @@ fn fold(c: char) -> Option<char> {
 /// Splits text into folded words: runs of letters and digits. A decimal point between digits
 /// is kept ("1.5" stays one word) so thresholds remain searchable.
 pub fn words(text: &str) -> Vec<String> {
+    spans(text).into_iter().map(|w| w.text).collect()
+}
+
+/// A folded word and where it stands in the text, in characters: `[start, end)`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Span {
+    pub text: String,
+    pub start: usize,
+    pub end: usize,
+}
+
+/// [`words`], each with its character offsets in `text`.
+pub fn spans(text: &str) -> Vec<Span> {
     let chars: Vec<char> = text.chars().collect();
     let mut out = Vec::new();
     let mut current = String::new();
+    let mut start = 0;
     for (i, &c) in chars.iter().enumerate() {
         if let Some(f) = fold(c) {
+            if current.is_empty() {
+                start = i;
+            }
             current.push(f);
             continue;
         }
@@ -68,11 +85,19 @@ pub fn words(text: &str) -> Vec<String> {
         if decimal {
             current.push('.');
         } else if !current.is_empty() {
-            out.push(std::mem::take(&mut current));
+            out.push(Span {
+                text: std::mem::take(&mut current),
+                start,
+                end: i,
+            });
         }
     }
     if !current.is_empty() {
-        out.push(current);
+        out.push(Span {
+            text: current,
+            start,
+            end: chars.len(),
+        });
     }
     out
 }

@@ -1,0 +1,408 @@
+//! What a report asserts about the words it writes: present, possible (hedged), or ruled out
+//! (negated, historical, hypothetical, about a relative).
+//!
+//! The model is ConText's (Harkema et al. 2009), and its knowledge is corpus data
+//! (`corpus/grounding/assertions.json`): a trigger phrase puts the words of its scope into its
+//! category; a forward scope runs after the trigger, a backward one before it, at most
+//! `max_scope` words, and both stop at the end of the sentence, at a terminator ("but",
+//! "however") or at another trigger. A pseudo-trigger ("no change") holds a trigger word but
+//! does not act. Where two scopes reach a word, the nearer trigger decides.
+//!
+//! Reports label their lines ("Lungs: no pulmonary nodules", "Thyroid: unremarkable"): the
+//! label takes the assertion of its line when nothing else on the line is asserted present, so
+//! "Lungs" is ruled out with the nodules it introduces.
+//!
+//! Grounding reads only what is present or possible: the ruled-out words are blanked from the
+//! text it ranks, and the answer names each ruled-out phrase with its span and its trigger.
+//! One pass over the words, with a bounded look at each position: linear in the text.
+
+use crate::corpus::text::{self, Span};
+use crate::knowledge::{Assertions, Category, Direction};
+use serde::Serialize;
+use std::borrow::Cow;
+
+/// A ruled-out phrase of the text: the words one trigger's scope rules out.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct RuledOut {
+    /// The phrase as the text writes it.
+    pub text: String,
+    /// `[start, end)` character offsets in the submitted text.
+    pub span: [usize; 2],
+    pub assertion: Category,
+    /// The trigger as the text writes it, and its span.
+    pub trigger: String,
+    pub trigger_span: [usize; 2],
+}
+
+/// What one position of a sentence is.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Mark {
+    Trigger(usize),
+    Terminator,
+    Pseudo,
+}
+
+/// A phrase found at a word position: what it is and how many words it spans.
+#[derive(Clone, Copy, Debug)]
+struct Found {
+    at: usize,
+    len: usize,
+    mark: Mark,
+}
+
+/// The longest trigger, pseudo-trigger or terminator starting at `i` (a pseudo-trigger wins a
+/// tie, since it exists to stop the trigger it contains).
+fn longest(model: &Assertions, words: &[Span], i: usize, end: usize) -> Option<Found> {
+    let fits = |phrase: &[&str]| {
+        i + phrase.len() <= end
+            && phrase
+                .iter()
+                .zip(&words[i..])
+                .all(|(p, w)| *p == w.text.as_str())
+    };
+    let mut best: Option<Found> = None;
+    let mut consider = |len: usize, mark: Mark| {
+        if best.is_none_or(|b| len > b.len || (len == b.len && mark == Mark::Pseudo)) {
+            best = Some(Found { at: i, len, mark });
+        }
+    };
+    for p in model.pseudo_triggers.iter().filter(|p| fits(p)) {
+        consider(p.len(), Mark::Pseudo);
+    }
+    for (k, t) in model.triggers.iter().enumerate() {
+        if fits(t.words) {
+            consider(t.words.len(), Mark::Trigger(k));
+        }
+    }
+    for p in model.terminators.iter().filter(|p| fits(p)) {
+        consider(p.len(), Mark::Terminator);
+    }
+    best
+}
+
+/// Whether the text between two words ends a sentence (or a line).
+fn breaks(chars: &[char], from: usize, to: usize) -> bool {
+    chars[from..to]
+        .iter()
+        .any(|c| matches!(c, '.' | ';' | '!' | '?' | '\n'))
+}
+
+/// The category each word is asserted with (`None`: present), with the trigger that decided.
+struct Assessment {
+    words: Vec<Span>,
+    /// Per word: the category, the trigger's first word and its length, the distance to it.
+    marks: Vec<Option<(Category, usize, usize, usize)>>,
+}
+
+fn assess(model: &Assertions, text: &str) -> Assessment {
+    let chars: Vec<char> = text.chars().collect();
+    let words = text::spans(text);
+    let mut marks: Vec<Option<(Category, usize, usize, usize)>> = vec![None; words.len()];
+    let mut start = 0;
+    while start < words.len() {
+        let mut end = start + 1;
+        while end < words.len() && !breaks(&chars, words[end - 1].end, words[end].start) {
+            end += 1;
+        }
+        assess_sentence(model, &words, start, end, &mut marks);
+        start = end;
+    }
+    label_lines(model, &chars, &words, &mut marks);
+    Assessment { words, marks }
+}
+
+/// ConText over the words `[start, end)` of one sentence.
+fn assess_sentence(
+    model: &Assertions,
+    words: &[Span],
+    start: usize,
+    end: usize,
+    marks: &mut [Option<(Category, usize, usize, usize)>],
+) {
+    let mut found: Vec<Found> = Vec::new();
+    let mut i = start;
+    while i < end {
+        match longest(model, words, i, end) {
+            Some(f) => {
+                found.push(f);
+                i += f.len;
+            }
+            None => i += 1,
+        }
+    }
+    let reach = model.max_scope as usize;
+    for (n, f) in found.iter().enumerate() {
+        let Mark::Trigger(k) = f.mark else { continue };
+        let trigger = &model.triggers[k];
+        let mut scopes = Vec::new();
+        if matches!(trigger.direction, Direction::Forward | Direction::Both) {
+            let stop = found.get(n + 1).map_or(end, |next| next.at);
+            scopes.push(f.at + f.len..stop.min(f.at + f.len + reach));
+        }
+        if matches!(trigger.direction, Direction::Backward | Direction::Both) {
+            let from = n
+                .checked_sub(1)
+                .map_or(start, |p| found[p].at + found[p].len);
+            scopes.push(from.max(f.at.saturating_sub(reach))..f.at);
+        }
+        for scope in scopes {
+            for w in scope {
+                let distance = w.abs_diff(f.at);
+                let nearer = marks[w].is_none_or(|(_, _, _, d)| distance < d);
+                if nearer {
+                    marks[w] = Some((trigger.category, f.at, f.len, distance));
+                }
+            }
+        }
+    }
+    // Trigger, pseudo-trigger and terminator words assert nothing themselves.
+    for f in &found {
+        for m in marks.iter_mut().skip(f.at).take(f.len) {
+            *m = None;
+        }
+    }
+}
+
+/// A line's label ("Lungs:") takes the assertion of its line when no other word of the line,
+/// fillers aside, is asserted present.
+fn label_lines(
+    model: &Assertions,
+    chars: &[char],
+    words: &[Span],
+    marks: &mut [Option<(Category, usize, usize, usize)>],
+) {
+    let mut line_start = 0;
+    while line_start < words.len() {
+        let mut line_end = line_start + 1;
+        while line_end < words.len()
+            && !chars[words[line_end - 1].end..words[line_end].start].contains(&'\n')
+        {
+            line_end += 1;
+        }
+        // A label: up to four words before a colon at the start of the line.
+        let colon = (line_start..line_end.min(line_start + 4))
+            .find(|&w| w + 1 < line_end && chars[words[w].end..words[w + 1].start].contains(&':'));
+        if let Some(last) = colon {
+            let rest = last + 1..line_end;
+            let is_trigger_word = |w: usize| {
+                model
+                    .triggers
+                    .iter()
+                    .flat_map(|t| t.words.iter())
+                    .any(|tw| *tw == words[w].text)
+            };
+            let present = rest.clone().any(|w| {
+                marks[w].is_none()
+                    && !model.fillers.contains(&words[w].text.as_str())
+                    && !is_trigger_word(w)
+            });
+            let first_ruled = rest.clone().find_map(|w| marks[w]);
+            if let (false, Some(mark)) = (present, first_ruled) {
+                for m in marks.iter_mut().take(last + 1).skip(line_start) {
+                    if m.is_none() {
+                        *m = Some(mark);
+                    }
+                }
+            }
+        }
+        line_start = line_end;
+    }
+}
+
+/// Whether a category rules the words out of grounding (a hedge keeps them).
+fn rules_out(category: Category) -> bool {
+    category != Category::Possible
+}
+
+/// The text grounding reads, with every ruled-out word blanked (the text itself when nothing
+/// is), and the ruled-out phrases, in the order of the text.
+pub fn kept<'t>(model: &Assertions, text: &'t str) -> (Cow<'t, str>, Vec<RuledOut>) {
+    let a = assess(model, text);
+    let out: Vec<usize> = (0..a.words.len())
+        .filter(|&w| a.marks[w].is_some_and(|(c, ..)| rules_out(c)))
+        .collect();
+    if out.is_empty() {
+        return (Cow::Borrowed(text), Vec::new());
+    }
+    let mut chars: Vec<char> = text.chars().collect();
+    let original = chars.clone();
+    let slice = |from: usize, to: usize| original[from..to].iter().collect::<String>();
+    let mut ruled: Vec<RuledOut> = Vec::new();
+    let mut previous: Option<(usize, usize)> = None;
+    for &w in &out {
+        let (category, at, len, _) = a.marks[w].unwrap_or((Category::Negated, w, 1, 0));
+        for c in chars.iter_mut().take(a.words[w].end).skip(a.words[w].start) {
+            *c = ' ';
+        }
+        let trigger_span = [a.words[at].start, a.words[at + len - 1].end];
+        // Consecutive words ruled out by the same trigger are one phrase.
+        match (previous, ruled.last_mut()) {
+            (Some((p, t)), Some(last)) if p + 1 == w && t == at => {
+                last.span[1] = a.words[w].end;
+                last.text = slice(last.span[0], last.span[1]);
+            }
+            _ => ruled.push(RuledOut {
+                text: a.words[w].text.clone(),
+                span: [a.words[w].start, a.words[w].end],
+                assertion: category,
+                trigger: slice(trigger_span[0], trigger_span[1]),
+                trigger_span,
+            }),
+        }
+        if let Some(last) = ruled.last_mut() {
+            last.text = slice(last.span[0], last.span[1]);
+        }
+        previous = Some((w, at));
+    }
+    // The trigger of a ruled-out phrase is read no more than the phrase ("no", "unremarkable").
+    for r in &ruled {
+        for c in chars
+            .iter_mut()
+            .take(r.trigger_span[1])
+            .skip(r.trigger_span[0])
+        {
+            *c = ' ';
+        }
+    }
+    (Cow::Owned(chars.into_iter().collect()), ruled)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::knowledge::ASSERTIONS;
+
+    /// The words grounding keeps, and each ruled-out phrase as "category: phrase (trigger)".
+    fn read(text: &str) -> (Vec<String>, Vec<String>) {
+        let (kept, ruled) = kept(&ASSERTIONS, text);
+        let words = text::words(&kept);
+        let ruled = ruled
+            .iter()
+            .map(|r| format!("{}: {} ({})", r.assertion.as_str(), r.text, r.trigger))
+            .collect();
+        (words, ruled)
+    }
+
+    fn kept_words(text: &str) -> Vec<String> {
+        read(text).0
+    }
+
+    #[test]
+    fn negation_rules_out_what_follows_up_to_the_end_of_the_sentence() {
+        let (words, ruled) = read("No pulmonary nodules. 8 mm solid nodule in the RUL.");
+        assert_eq!(ruled, ["negated: pulmonary nodules (No)"]);
+        assert_eq!(words, ["8", "mm", "solid", "nodule", "in", "the", "rul"]);
+    }
+
+    #[test]
+    fn a_scope_ends_at_but_however_and_a_new_sentence() {
+        assert_eq!(
+            kept_words("No adenopathy but a 12 mm adrenal nodule"),
+            ["but", "a", "12", "mm", "adrenal", "nodule"]
+        );
+        assert_eq!(
+            kept_words("No ascites; however, the liver is cirrhotic"),
+            ["however", "the", "liver", "is", "cirrhotic"]
+        );
+        assert_eq!(
+            kept_words("No polyp.\nGallbladder wall thickening"),
+            ["gallbladder", "wall", "thickening"]
+        );
+    }
+
+    #[test]
+    fn a_pseudo_trigger_does_not_negate() {
+        let (words, ruled) = read("No change in the 6 mm nodule");
+        assert!(ruled.is_empty(), "{ruled:?}");
+        assert!(words.contains(&"nodule".to_string()));
+        let (_, ruled) = read("No interval change of the left adrenal adenoma");
+        assert!(ruled.is_empty(), "{ruled:?}");
+    }
+
+    #[test]
+    fn backward_triggers_reach_the_words_before_them() {
+        let (words, ruled) = read("Thyroid: unremarkable. Gallbladder polyp not seen.");
+        assert_eq!(
+            ruled,
+            [
+                "negated: Thyroid (unremarkable)",
+                "negated: Gallbladder polyp (not seen)"
+            ]
+        );
+        assert!(words.is_empty(), "{words:?}");
+    }
+
+    #[test]
+    fn a_line_label_follows_a_line_that_asserts_nothing_present() {
+        let (words, ruled) = read("Lungs: no pulmonary nodules, consolidation or effusion.\nAdrenals: there is no adrenal nodule.\nLiver: 6 mm hypodense lesion, no biliary dilatation.");
+        assert!(
+            ruled.contains(&"negated: Lungs (no)".to_string()),
+            "{ruled:?}"
+        );
+        assert!(
+            ruled.contains(&"negated: Adrenals (no)".to_string()),
+            "{ruled:?}"
+        );
+        assert!(!words.contains(&"lungs".to_string()) && !words.contains(&"adrenals".to_string()));
+        // The liver line asserts a lesion: its label stays.
+        assert!(words.contains(&"liver".to_string()) && words.contains(&"lesion".to_string()));
+        assert!(!words.contains(&"biliary".to_string()));
+    }
+
+    #[test]
+    fn history_hypotheticals_and_relatives_are_ruled_out_and_hedges_kept() {
+        let (_, ruled) = read("Previously seen 5 mm nodule has resolved.");
+        assert!(
+            ruled.iter().all(|r| r.starts_with("historical: ")),
+            "{ruled:?}"
+        );
+        assert!(ruled.iter().any(|r| r.contains("nodule")), "{ruled:?}");
+        let (_, ruled) = read("History of pancreatitis.");
+        assert_eq!(ruled, ["historical: pancreatitis (History of)"]);
+        let (_, ruled) = read("Family history of thyroid cancer.");
+        assert_eq!(ruled, ["family: thyroid cancer (Family history of)"]);
+        let (_, ruled) = read("To exclude pulmonary embolism.");
+        assert_eq!(ruled, ["hypothetical: pulmonary embolism (To exclude)"]);
+        // A hedge keeps the finding: it may be present.
+        let (words, ruled) = read("Probable 2 cm adrenal adenoma. Malignancy cannot be excluded.");
+        assert!(ruled.is_empty(), "{ruled:?}");
+        assert!(words.contains(&"adenoma".to_string()));
+    }
+
+    #[test]
+    fn the_nearer_trigger_decides_and_triggers_do_not_chain() {
+        // "not" reaches "seen" only through its own phrase: "not seen" is one trigger.
+        let (_, ruled) = read("Previously noted splenic lesion is not seen.");
+        assert!(ruled
+            .iter()
+            .any(|r| r.starts_with("negated: ") || r.starts_with("historical: ")));
+        // A scope stops at the next trigger: the hedge after the negation keeps its words.
+        let (words, _) = read("No mass, possible 4 mm polyp");
+        assert!(words.contains(&"polyp".to_string()), "{words:?}");
+    }
+
+    #[test]
+    fn spans_point_at_the_words_they_claim() {
+        let text = "FINDINGS: Pancreas unremarkable, no cystic lesion. Gallbladder without polyps.";
+        let (_, ruled) = kept(&ASSERTIONS, text);
+        let chars: Vec<char> = text.chars().collect();
+        for r in &ruled {
+            let at: String = chars[r.span[0]..r.span[1]].iter().collect();
+            assert_eq!(at, r.text);
+            let trigger: String = chars[r.trigger_span[0]..r.trigger_span[1]].iter().collect();
+            assert_eq!(trigger, r.trigger);
+        }
+        assert!(ruled.iter().any(|r| r.text == "cystic lesion"), "{ruled:?}");
+        assert!(ruled
+            .iter()
+            .any(|r| r.text == "polyps" && r.trigger == "without"));
+    }
+
+    #[test]
+    fn a_text_that_rules_nothing_out_is_read_as_it_is() {
+        let text = "Incidental 8 mm solid nodule in the right upper lobe on chest CT";
+        let (kept, ruled) = kept(&ASSERTIONS, text);
+        assert!(matches!(kept, Cow::Borrowed(_)));
+        assert!(ruled.is_empty());
+    }
+}
