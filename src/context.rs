@@ -630,6 +630,10 @@ mod tests {
             assert!(def[key].is_string(), "{key}");
         }
         assert!(!first["references"].as_object().unwrap().is_empty());
+        // One citation style for grounding and evaluation: a cut author list ends "et al.".
+        for cited in first["references"].as_object().unwrap().values() {
+            assert!(!cited.as_str().unwrap().contains(".."), "{cited}");
+        }
     }
 
     #[test]

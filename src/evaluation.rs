@@ -226,36 +226,12 @@ pub fn answer<'a>(logic: &'a Logic, ask: &'a Ask, eval: &'a Evaluation<'a>) -> A
     }
 }
 
-/// A reference as one citation: authors. Title. Journal Year;Vol(Issue):Pages. doi.
+/// Authors a citation lists before "et al.".
+const CITED_AUTHORS: usize = 3;
+
+/// A reference as one citation.
 fn cite(r: &Reference) -> String {
-    // Three authors, then et al., as Vancouver style has it for a long list.
-    let mut authors = if r.authors.len() > 3 {
-        format!("{}, et al.", r.authors[..3].join(", "))
-    } else {
-        r.authors.join(", ")
-    };
-    if !authors.ends_with('.') {
-        authors.push('.');
-    }
-    let mut s = format!("{authors} {}.", r.title);
-    if let Some(venue) = r.journal.as_ref().or(r.publisher.as_ref()) {
-        s.push_str(&format!(" {venue}"));
-    }
-    s.push_str(&format!(" {}", r.year));
-    if let Some(v) = &r.volume {
-        s.push_str(&format!(";{v}"));
-        if let Some(i) = &r.issue {
-            s.push_str(&format!("({i})"));
-        }
-    }
-    if let Some(p) = &r.pages {
-        s.push_str(&format!(":{p}"));
-    }
-    s.push('.');
-    if let Some(d) = &r.doi {
-        s.push_str(&format!(" doi:{d}"));
-    }
-    s
+    r.citation(CITED_AUTHORS)
 }
 
 /// A rough token count (about four characters a token), to budget prompts.

@@ -10,9 +10,9 @@ use super::assertion::RuledOut;
 use super::prefill;
 use super::{rank_with_withheld, ContextQuery, Selected, Withheld};
 use crate::corpus::compiled::{self, Logic, SYSTEMS};
-use crate::corpus::evaluate::{self as evaluator, Evaluation, Given, UnitStatus};
+use crate::corpus::evaluate::{self as evaluator, Cited, Evaluation, Given, UnitStatus};
 use crate::corpus::source::{
-    AsLine, Consensus, Family, InputType, Line, Outcome, Reference, Status, Verification, NOTICE,
+    AsLine, Family, InputType, Line, Outcome, Reference, Status, Verification, NOTICE,
 };
 use crate::corpus::text;
 use crate::knowledge::Knowledge;
@@ -61,22 +61,11 @@ pub struct FindingRead {
     pub ruled_out: Vec<RuledOut>,
 }
 
-/// A clinical line as the answer shows it.
-#[derive(Clone, Copy, Debug, Serialize)]
-pub struct CitedLine {
-    pub text: &'static str,
-    pub citation: &'static str,
-    pub locator: &'static str,
-    pub consensus: Consensus,
-    pub verification: Verification,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub reviewer: Option<&'static str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub reviewed_on: Option<&'static str>,
-}
+/// A clinical line as the answer shows it (the evaluator's cited line, without a rule index).
+pub type CitedLine = Cited<'static>;
 
 /// A rule of a decision unit: its line, and the outcome code and/or result it gives.
-#[derive(Clone, Copy, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize)]
 pub struct RuleLine {
     #[serde(flatten)]
     pub line: CitedLine,
@@ -197,15 +186,7 @@ impl Keep {
             self.withheld += 1;
             return None;
         }
-        Some(CitedLine {
-            text: l.text,
-            citation: l.citation,
-            locator: l.locator,
-            consensus: l.consensus,
-            verification: l.verification,
-            reviewer: l.reviewer,
-            reviewed_on: l.reviewed_on,
-        })
+        Some(Cited::of(l))
     }
 
     fn lines(&mut self, lines: &'static [Line]) -> Vec<CitedLine> {
@@ -420,33 +401,9 @@ fn cited(
     out
 }
 
-/// A reference as one citation string: authors. Title. Journal Year;Vol(Issue):Pages. doi.
+/// A reference as one citation string, every author listed.
 pub fn cite(r: &Reference) -> String {
-    let mut s = format!("{}. {}.", r.authors.join(", "), r.title);
-    let venue = r
-        .journal
-        .as_deref()
-        .or(r.publisher.as_deref())
-        .unwrap_or_default();
-    if !venue.is_empty() {
-        s.push(' ');
-        s.push_str(venue);
-    }
-    s.push_str(&format!(" {}", r.year));
-    if let Some(v) = &r.volume {
-        s.push_str(&format!(";{v}"));
-        if let Some(i) = &r.issue {
-            s.push_str(&format!("({i})"));
-        }
-    }
-    if let Some(p) = &r.pages {
-        s.push_str(&format!(":{p}"));
-    }
-    s.push('.');
-    if let Some(d) = &r.doi {
-        s.push_str(&format!(" doi:{d}"));
-    }
-    s
+    r.citation(usize::MAX)
 }
 
 fn withheld_system(w: &Withheld) -> WithheldSystem {

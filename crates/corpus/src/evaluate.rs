@@ -502,10 +502,10 @@ pub struct Cited<'a> {
 }
 
 impl<'a> Cited<'a> {
-    fn rule(unit: &'a DecisionUnit, index: usize) -> Cited<'a> {
-        let l = unit.rules[index].line();
+    /// Any clinical line as it is cited.
+    pub fn of(l: LineRef<'a>) -> Cited<'a> {
         Cited {
-            index: Some(index),
+            index: None,
             text: l.text,
             citation: l.citation,
             locator: l.locator,
@@ -513,6 +513,13 @@ impl<'a> Cited<'a> {
             verification: l.verification,
             reviewer: l.reviewer,
             reviewed_on: l.reviewed_on,
+        }
+    }
+
+    fn rule(unit: &'a DecisionUnit, index: usize) -> Cited<'a> {
+        Cited {
+            index: Some(index),
+            ..Cited::of(unit.rules[index].line())
         }
     }
 }

@@ -254,6 +254,40 @@ pub struct Reference {
     pub url: Option<String>,
 }
 
+impl Reference {
+    /// The reference as one citation: authors. Title. Journal Year;Vol(Issue):Pages. doi. A
+    /// list longer than `max_authors` is cut there and ends "et al.", as Vancouver style has it.
+    pub fn citation(&self, max_authors: usize) -> String {
+        let mut authors = if self.authors.len() > max_authors {
+            format!("{}, et al.", self.authors[..max_authors].join(", "))
+        } else {
+            self.authors.join(", ")
+        };
+        if !authors.ends_with('.') {
+            authors.push('.');
+        }
+        let mut s = format!("{authors} {}.", self.title);
+        if let Some(venue) = self.journal.as_ref().or(self.publisher.as_ref()) {
+            s.push_str(&format!(" {venue}"));
+        }
+        s.push_str(&format!(" {}", self.year));
+        if let Some(v) = &self.volume {
+            s.push_str(&format!(";{v}"));
+            if let Some(i) = &self.issue {
+                s.push_str(&format!("({i})"));
+            }
+        }
+        if let Some(p) = &self.pages {
+            s.push_str(&format!(":{p}"));
+        }
+        s.push('.');
+        if let Some(d) = &self.doi {
+            s.push_str(&format!(" doi:{d}"));
+        }
+        s
+    }
+}
+
 /// The type of a decision input.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
