@@ -13,9 +13,11 @@
 
 pub mod answer;
 pub mod assertion;
+pub mod findings;
 pub mod naming;
 pub mod prefill;
 pub mod render;
+pub mod report;
 
 pub use answer::Grounding;
 pub use render::{approx_tokens, markdown};
@@ -24,7 +26,7 @@ use crate::corpus::compiled::{self, SystemEntry, SYSTEMS};
 use crate::corpus::source::Status;
 use crate::corpus::text;
 use crate::feature::FeatureError;
-use crate::knowledge::{Knowledge, Words};
+use crate::knowledge::{Knowledge, Lexicon, Words};
 use crate::search;
 use serde::Deserialize;
 use std::collections::{BTreeMap, HashSet};
@@ -170,7 +172,7 @@ impl ContextQuery {
 }
 
 /// What the finding text says, as far as ranking needs it.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default)]
 pub struct Finding {
     pub organs: Vec<&'static str>,
     pub modalities: Vec<&'static str>,
@@ -185,6 +187,10 @@ pub struct Finding {
     pub read: String,
     /// What the text rules out (negated, historical, hypothetical, about a relative).
     pub ruled_out: Vec<assertion::RuledOut>,
+    /// The findings of a report, each with its own systems (impression first).
+    pub groups: Vec<findings::Group>,
+    /// Findings past [`findings::MAX_FINDINGS`], not grounded.
+    pub more_findings: usize,
 }
 
 /// Does the folded text contain the phrase as whole words?
@@ -207,12 +213,7 @@ pub fn read_finding(knowledge: &Knowledge, text: &str) -> Finding {
         .filter(|o| stated(o))
         .map(|o| o.name)
         .collect();
-    finding.modalities = lexicon
-        .modalities
-        .iter()
-        .filter(|m| stated(m))
-        .map(|m| m.name)
-        .collect();
+    finding.modalities = stated_modalities(lexicon, &folded);
     let (sizes, age) = prefill::sizes_and_age(lexicon, &words);
     finding.sizes_mm = sizes.iter().map(|s| s.mm).collect();
     finding.age_years = age;
@@ -238,6 +239,16 @@ pub fn read_finding(knowledge: &Knowledge, text: &str) -> Finding {
     }
     finding.named = naming::named_systems(text);
     finding
+}
+
+/// The modalities a folded text (` word word `) names, in the lexicon's order.
+fn stated_modalities(lexicon: &Lexicon, folded: &str) -> Vec<&'static str> {
+    lexicon
+        .modalities
+        .iter()
+        .filter(|m| m.phrases.iter().any(|p| has_phrase(folded, p)))
+        .map(|m| m.name)
+        .collect()
 }
 
 /// The lines of a text, folded (` word word `), each with the label of the heading line above
@@ -301,18 +312,68 @@ pub fn rank_with_withheld(
     knowledge: &Knowledge,
     query: &ContextQuery,
 ) -> (Finding, Vec<Selected>, Vec<Withheld>) {
-    let ranking = knowledge.ranking;
     // Only what the text asserts as present or possible is read: "no pulmonary nodules" pulls
     // in no nodule guideline.
-    let (read, ruled_out) = assertion::kept(knowledge.assertions, &query.text);
-    let mut finding = read_finding(knowledge, &read);
-    let hits = if read.trim().is_empty() {
+    let reading = assertion::read(knowledge.assertions, &query.text);
+    let (read, ruled_out) = (reading.text, reading.ruled_out);
+    // The technique and comparison sections describe the examination: their modality is read,
+    // not the organs they name.
+    let patient = report::about_the_patient(knowledge.lexicon, &read);
+    let mut finding = read_finding(knowledge, &patient);
+    if matches!(patient, std::borrow::Cow::Owned(_)) {
+        let folded = format!(" {} ", text::words(&read).join(" "));
+        finding.modalities = stated_modalities(knowledge.lexicon, &folded);
+    }
+    finding.read = patient.into_owned();
+    finding.ruled_out = ruled_out;
+    let (mut selected, withheld) = score(knowledge, query, &finding);
+    let (groups, more) =
+        findings::findings(knowledge, query, &finding.read, &finding, &reading.hedged);
+    // A report of several findings offers each finding's first system before the rest of the
+    // whole text's ranking (after the systems asked for or named): the adrenal nodule of a
+    // long report is answered even where the text as a whole leans elsewhere.
+    if groups.len() >= 2 {
+        let firsts: Vec<&Selected> = groups.iter().filter_map(|g| g.systems.first()).collect();
+        let mut merged: Vec<Selected> = selected
+            .iter()
+            .filter(|s| s.forced || s.named)
+            .cloned()
+            .collect();
+        for first in firsts {
+            if !merged.iter().any(|s| s.index == first.index) {
+                let own = selected.iter().find(|s| s.index == first.index);
+                merged.push(own.cloned().unwrap_or_else(|| first.clone()));
+            }
+        }
+        for s in &selected {
+            if !merged.iter().any(|m| m.index == s.index) {
+                merged.push(s.clone());
+            }
+        }
+        let forced = merged.iter().filter(|s| s.forced).count();
+        merged.truncate(query.limit.max(forced));
+        selected = merged;
+    }
+    finding.groups = groups;
+    finding.more_findings = more;
+    (finding, selected, withheld)
+}
+
+/// Scores every system for what was read of a text (`finding`): the search index's relevance
+/// for `finding.read`, weighed by its organs, modalities, cues and the systems it names; the
+/// best first, at most `query.limit` plus the systems `query` forces, and the not-current
+/// entries `verified` left out that would have made the cut.
+pub(crate) fn score(
+    knowledge: &Knowledge,
+    query: &ContextQuery,
+    finding: &Finding,
+) -> (Vec<Selected>, Vec<Withheld>) {
+    let ranking = knowledge.ranking;
+    let hits = if finding.read.trim().is_empty() {
         Vec::new()
     } else {
-        search::search(&read, ranking.search_hits)
+        search::search(&finding.read, ranking.search_hits)
     };
-    finding.read = read.into_owned();
-    finding.ruled_out = ruled_out;
     // Search relevance per system: its best document, plus a share of its matched outcomes.
     let mut base: BTreeMap<usize, (f64, f64, Vec<String>)> = BTreeMap::new();
     let mut codes: BTreeMap<&str, Vec<&'static str>> = BTreeMap::new();
@@ -447,7 +508,7 @@ pub fn rank_with_withheld(
             .unwrap_or(std::cmp::Ordering::Equal)
     });
     withheld.truncate(3);
-    (finding, ranked, withheld)
+    (ranked, withheld)
 }
 
 /// Grounds a finding: the typed answer (see [`answer`]).
@@ -902,6 +963,93 @@ mod tests {
         // The markdown block says what the report ruled out.
         let md = to_markdown(&query);
         assert!(md.contains("Ruled out by the text"), "{md}");
+        // Its findings: the impression's laceration first, then the spleen line; each with
+        // AAST first, and each span the words it claims.
+        let findings = json["findings"].as_array().unwrap();
+        assert_eq!(findings.len(), 2, "{findings:?}");
+        assert_eq!(findings[0]["section"], "impression");
+        assert!(findings[0]["text"]
+            .as_str()
+            .unwrap()
+            .starts_with("Splenic laceration of the inferior pole"));
+        assert_eq!(findings[1]["section"], "findings");
+        for f in findings {
+            assert_eq!(f["assertion"], "present");
+            assert_eq!(f["systems"][0]["slug"], "aast-ois-2018", "{f}");
+            let span = f["span"].as_array().unwrap();
+            let (from, to) = (
+                span[0].as_u64().unwrap() as usize,
+                span[1].as_u64().unwrap() as usize,
+            );
+            assert_eq!(
+                chars[from..to].iter().collect::<String>(),
+                f["text"].as_str().unwrap()
+            );
+        }
+    }
+
+    /// A long report's findings are grounded one by one, impression first: the incidental
+    /// adrenal nodule has the adrenal papers, the lung nodule Fleischner, a hedged finding is
+    /// possible; and each finding's first system is offered at the top level.
+    #[test]
+    fn each_finding_of_a_report_has_its_own_systems() {
+        let report = include_str!("../tests/fixtures/long_finding.txt");
+        let mut query = q(report);
+        query.verified = false;
+        query.limit = MAX_LIMIT;
+        let json = to_json(&query);
+        let findings = json["findings"].as_array().unwrap();
+        assert!(findings.len() >= 10, "{}", findings.len());
+        assert_eq!(findings[0]["section"], "impression");
+        let first_of = |needle: &str| -> Vec<String> {
+            let f = findings
+                .iter()
+                .find(|f| f["text"].as_str().unwrap().contains(needle))
+                .unwrap_or_else(|| panic!("no finding with {needle}"));
+            f["systems"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|s| s["slug"].as_str().unwrap().to_string())
+                .collect()
+        };
+        assert_eq!(
+            first_of("14 mm left adrenal nodule")[0],
+            "acr-if-adrenal-2017"
+        );
+        assert_eq!(
+            first_of("8 mm solid pulmonary nodule")[0],
+            "fleischner-2017"
+        );
+        assert_eq!(
+            first_of("Mild coronary artery calcification")[0],
+            "cad-rads-2-0-2022"
+        );
+        let hedged = findings
+            .iter()
+            .find(|f| {
+                f["text"]
+                    .as_str()
+                    .unwrap()
+                    .contains("6 mm hepatic hypodensity")
+            })
+            .unwrap();
+        assert_eq!(hedged["assertion"], "possible");
+        assert!(hedged["hedge"]["trigger"].is_string());
+        let top: Vec<&str> = json["systems"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s["slug"].as_str().unwrap())
+            .collect();
+        assert!(top.contains(&"acr-if-adrenal-2017"), "{top:?}");
+        // A one-line finding is one finding, and its top-level ranking is its own.
+        let json = to_json(&q("Incidental 8 mm solid pulmonary nodule on chest CT"));
+        assert_eq!(json["findings"].as_array().unwrap().len(), 1);
+        assert_eq!(
+            json["findings"][0]["systems"][0]["slug"],
+            json["systems"][0]["slug"]
+        );
     }
 
     /// A whole CT report near the longest text accepted: what it says is read, and the systems

@@ -21,6 +21,8 @@ pub struct Lexicon {
     pub organs: &'static [Words],
     /// Modality words, in the order a finding's modalities are listed.
     pub modalities: &'static [Words],
+    /// Report section headings, by kind.
+    pub sections: &'static [SectionWords],
     /// Every spelling the systems list's `modality` filter accepts (compared
     /// case-insensitively), with the modality it stands for: the names first, then the others.
     pub modality_spellings: &'static [(&'static str, &'static str)],
@@ -57,6 +59,32 @@ pub struct Effect {
     pub systems: &'static [u16],
     /// Above 1 favours, below 1 disfavours.
     pub factor: f64,
+}
+
+/// The kinds of report section.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SectionKind {
+    History,
+    Technique,
+    Comparison,
+    Findings,
+    Impression,
+}
+
+impl SectionKind {
+    /// Whether the section is about the examination rather than the patient: technique and
+    /// comparison name organs and modalities without reporting on them.
+    pub fn describes_the_examination(self) -> bool {
+        matches!(self, SectionKind::Technique | SectionKind::Comparison)
+    }
+}
+
+/// The headings of one kind of section, folded.
+#[derive(Debug)]
+pub struct SectionWords {
+    pub kind: SectionKind,
+    pub phrases: &'static [&'static str],
 }
 
 /// A cue: when any phrase occurs (and the finding concerns `organ`, when given), each effect

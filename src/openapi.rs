@@ -932,6 +932,17 @@ fn components() -> Value {
                                 "assertion": { "type": "string", "enum": ["negated", "historical", "hypothetical", "family"] }, "trigger": { "type": "string" },
                                 "trigger_span": { "type": "array", "items": { "type": "integer" }, "minItems": 2, "maxItems": 2 } } } } } },
                     "note": { "type": "string", "description": "Present when nothing was asked for." },
+                    "findings": { "type": "array", "description": "The text's findings: the sentences of its findings and impression sections (or of a text without headings) that report on an organ or something measured, impression first, each with its section, its assertion (present, or possible with the hedge), its [start, end) character span and its own systems, best first. A report of several findings offers each finding's first system at the top level too.",
+                        "items": { "type": "object", "required": ["text", "span", "section", "assertion", "systems"], "properties": {
+                            "text": { "type": "string" },
+                            "span": { "type": "array", "items": { "type": "integer" }, "minItems": 2, "maxItems": 2 },
+                            "section": { "enum": ["history", "technique", "comparison", "findings", "impression", null] },
+                            "assertion": { "type": "string", "enum": ["present", "possible"] },
+                            "hedge": { "type": "object" },
+                            "systems": { "type": "array", "items": { "type": "object", "required": ["slug", "name", "score", "reasons"], "properties": {
+                                "slug": { "type": "string" }, "name": { "type": "string" }, "score": { "type": "number" },
+                                "reasons": { "type": "array", "items": { "type": "string" } } } } } } } },
+                    "more_findings": { "type": "integer", "description": "Findings past the most grounded per text (24), counted, not grounded." },
                     "withheld_systems": { "type": "array", "description": "With verified=true: systems that match the finding and would have been selected, left out because their entry's status is draft or retired (at most three).",
                         "items": { "type": "object", "required": ["slug", "name", "status", "score", "reason"],
                             "properties": { "slug": { "type": "string" }, "name": { "type": "string" }, "status": { "$ref": "#/components/schemas/Status" }, "score": { "type": "number" }, "reason": { "type": "string" } } } },

@@ -378,6 +378,15 @@ fn a_report_grounds_what_it_asserts_over_http_and_mcp() {
     assert!(ruled.iter().any(|r| r["text"]
         == "pulmonary nodules, consolidation or pleural effusion"
         && r["assertion"] == "negated"));
+    // Its findings: the splenic laceration of the impression first, grounded in AAST.
+    let findings = http["findings"].as_array().unwrap();
+    assert_eq!(findings[0]["section"], "impression");
+    assert_eq!(findings[0]["systems"][0]["slug"], "aast-ois-2018");
+    let span = findings[0]["span"].as_array().unwrap();
+    let at: String = chars[span[0].as_u64().unwrap() as usize..span[1].as_u64().unwrap() as usize]
+        .iter()
+        .collect();
+    assert_eq!(at, findings[0]["text"].as_str().unwrap());
     // The tool answers the same.
     let call = serde_json::json!({ "jsonrpc": "2.0", "id": 1, "method": "tools/call",
         "params": { "name": "radref_ground", "arguments": { "text": report, "verified": false } } });
@@ -391,6 +400,7 @@ fn a_report_grounds_what_it_asserts_over_http_and_mcp() {
     let tool = reply.json()["result"]["structuredContent"].clone();
     assert_eq!(slugs(&tool), offered);
     assert_eq!(tool["finding"]["ruled_out"], http["finding"]["ruled_out"]);
+    assert_eq!(tool["findings"], http["findings"]);
     assert!(tool["markdown"]
         .as_str()
         .unwrap()

@@ -7,6 +7,7 @@
 //! ones it withheld.
 
 use super::assertion::RuledOut;
+use super::findings::Assertion;
 use super::prefill;
 use super::{rank_with_withheld, ContextQuery, Selected, Withheld};
 use crate::corpus::compiled::{self, Logic, SYSTEMS};
@@ -15,7 +16,7 @@ use crate::corpus::source::{
     AsLine, Family, InputType, Line, Outcome, Reference, Status, Verification, NOTICE,
 };
 use crate::corpus::text;
-use crate::knowledge::Knowledge;
+use crate::knowledge::{Knowledge, SectionKind};
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -30,11 +31,46 @@ pub struct Grounding {
     pub notice: &'static str,
     pub query: QueryEcho,
     pub finding: FindingRead,
+    /// The report's findings, each with the systems that govern it (impression first).
+    pub findings: Vec<FindingContext>,
+    /// Findings past the most grounded per text, counted, not grounded.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub more_findings: usize,
     pub systems: Vec<SystemContext>,
     pub withheld_systems: Vec<WithheldSystem>,
     /// Said when there was nothing to ground.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub note: Option<&'static str>,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
+
+/// A finding of the text and the systems that govern it.
+#[derive(Clone, Debug, Serialize)]
+pub struct FindingContext {
+    /// The sentence as the text writes it.
+    pub text: String,
+    /// `[start, end)` character offsets in the submitted text.
+    pub span: [usize; 2],
+    /// The report section it stands in (none for a text without headings).
+    pub section: Option<SectionKind>,
+    pub assertion: Assertion,
+    /// The hedge that made it possible.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hedge: Option<RuledOut>,
+    /// Its systems, best first.
+    pub systems: Vec<FindingSystem>,
+}
+
+/// A system of a finding, and why.
+#[derive(Clone, Debug, Serialize)]
+pub struct FindingSystem {
+    pub slug: &'static str,
+    pub name: &'static str,
+    pub score: f64,
+    pub reasons: Vec<String>,
 }
 
 /// The query as it was read.
@@ -453,6 +489,28 @@ pub fn ground(knowledge: &Knowledge, query: &ContextQuery) -> Grounding {
                 .collect(),
             ruled_out: finding.ruled_out,
         },
+        findings: finding
+            .groups
+            .into_iter()
+            .map(|g| FindingContext {
+                text: g.text,
+                span: g.span,
+                section: g.section,
+                assertion: g.assertion,
+                hedge: g.hedge,
+                systems: g
+                    .systems
+                    .iter()
+                    .map(|s| FindingSystem {
+                        slug: s.system.slug,
+                        name: s.system.name,
+                        score: s.score,
+                        reasons: s.reasons.clone(),
+                    })
+                    .collect(),
+            })
+            .collect(),
+        more_findings: finding.more_findings,
         systems,
         withheld_systems: withheld.iter().map(withheld_system).collect(),
         note: nothing.then_some(

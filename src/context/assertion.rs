@@ -214,57 +214,88 @@ fn rules_out(category: Category) -> bool {
     category != Category::Possible
 }
 
-/// The text grounding reads, with every ruled-out word blanked (the text itself when nothing
-/// is), and the ruled-out phrases, in the order of the text.
-pub fn kept<'t>(model: &Assertions, text: &'t str) -> (Cow<'t, str>, Vec<RuledOut>) {
-    let a = assess(model, text);
-    let out: Vec<usize> = (0..a.words.len())
-        .filter(|&w| a.marks[w].is_some_and(|(c, ..)| rules_out(c)))
-        .collect();
-    if out.is_empty() {
-        return (Cow::Borrowed(text), Vec::new());
-    }
-    let mut chars: Vec<char> = text.chars().collect();
-    let original = chars.clone();
+/// The phrases of the words `ws` (in order), consecutive words under one trigger making one
+/// phrase.
+fn phrases(original: &[char], a: &Assessment, ws: &[usize]) -> Vec<RuledOut> {
     let slice = |from: usize, to: usize| original[from..to].iter().collect::<String>();
-    let mut ruled: Vec<RuledOut> = Vec::new();
+    let mut out: Vec<RuledOut> = Vec::new();
     let mut previous: Option<(usize, usize)> = None;
-    for &w in &out {
-        let (category, at, len, _) = a.marks[w].unwrap_or((Category::Negated, w, 1, 0));
-        for c in chars.iter_mut().take(a.words[w].end).skip(a.words[w].start) {
-            *c = ' ';
-        }
+    for &w in ws {
+        let Some((category, at, len, _)) = a.marks[w] else {
+            continue;
+        };
         let trigger_span = [a.words[at].start, a.words[at + len - 1].end];
-        // Consecutive words ruled out by the same trigger are one phrase.
-        match (previous, ruled.last_mut()) {
+        match (previous, out.last_mut()) {
             (Some((p, t)), Some(last)) if p + 1 == w && t == at => {
                 last.span[1] = a.words[w].end;
-                last.text = slice(last.span[0], last.span[1]);
             }
-            _ => ruled.push(RuledOut {
-                text: a.words[w].text.clone(),
+            _ => out.push(RuledOut {
+                text: String::new(),
                 span: [a.words[w].start, a.words[w].end],
                 assertion: category,
                 trigger: slice(trigger_span[0], trigger_span[1]),
                 trigger_span,
             }),
         }
-        if let Some(last) = ruled.last_mut() {
-            last.text = slice(last.span[0], last.span[1]);
-        }
         previous = Some((w, at));
     }
-    // The trigger of a ruled-out phrase is read no more than the phrase ("no", "unremarkable").
+    for r in &mut out {
+        r.text = slice(r.span[0], r.span[1]);
+    }
+    out
+}
+
+/// How a text was read: what grounding reads of it, and what it rules out or hedges.
+#[derive(Clone, Debug)]
+pub struct Reading<'t> {
+    /// The text with every ruled-out word (and its trigger) blanked, so every offset stays
+    /// where it was; the text itself when nothing is ruled out.
+    pub text: Cow<'t, str>,
+    /// The ruled-out phrases (negated, historical, hypothetical, family), in text order.
+    pub ruled_out: Vec<RuledOut>,
+    /// The hedged phrases (possible): read, and marked possible.
+    pub hedged: Vec<RuledOut>,
+}
+
+/// Reads a text: see [`Reading`].
+pub fn read<'t>(model: &Assertions, text: &'t str) -> Reading<'t> {
+    let a = assess(model, text);
+    let original: Vec<char> = text.chars().collect();
+    let (out, hedged): (Vec<usize>, Vec<usize>) = (0..a.words.len())
+        .filter(|&w| a.marks[w].is_some())
+        .partition(|&w| a.marks[w].is_some_and(|(c, ..)| rules_out(c)));
+    let hedged = phrases(&original, &a, &hedged);
+    if out.is_empty() {
+        return Reading {
+            text: Cow::Borrowed(text),
+            ruled_out: Vec::new(),
+            hedged,
+        };
+    }
+    let ruled = phrases(&original, &a, &out);
+    let mut chars = original;
+    // A ruled-out phrase is blanked, and its trigger is read no more than it ("no",
+    // "unremarkable").
     for r in &ruled {
-        for c in chars
-            .iter_mut()
-            .take(r.trigger_span[1])
-            .skip(r.trigger_span[0])
-        {
-            *c = ' ';
+        for span in [r.span, r.trigger_span] {
+            for c in chars.iter_mut().take(span[1]).skip(span[0]) {
+                if *c != '\n' {
+                    *c = ' ';
+                }
+            }
         }
     }
-    (Cow::Owned(chars.into_iter().collect()), ruled)
+    Reading {
+        text: Cow::Owned(chars.into_iter().collect()),
+        ruled_out: ruled,
+        hedged,
+    }
+}
+
+/// [`read`]'s text and ruled-out phrases.
+pub fn kept<'t>(model: &Assertions, text: &'t str) -> (Cow<'t, str>, Vec<RuledOut>) {
+    let r = read(model, text);
+    (r.text, r.ruled_out)
 }
 
 #[cfg(test)]

@@ -94,6 +94,32 @@ pub fn markdown(answer: &Grounding) -> String {
             shown.join("; ")
         ));
     }
+    if answer.findings.len() > 1 {
+        md.push_str("Findings, each with the systems that govern it:\n");
+        for f in &answer.findings {
+            let systems: Vec<String> = f.systems.iter().map(|s| format!("`{}`", s.slug)).collect();
+            let hedge = match &f.hedge {
+                Some(h) => format!(" (possible: \"{}\")", h.trigger),
+                None => String::new(),
+            };
+            md.push_str(&format!(
+                "- \"{}\"{hedge}: {}\n",
+                one_line(&f.text, 160),
+                if systems.is_empty() {
+                    "no system".to_string()
+                } else {
+                    systems.join(", ")
+                }
+            ));
+        }
+        if answer.more_findings > 0 {
+            md.push_str(&format!(
+                "- and {} more findings, not grounded (the most per text is reached)\n",
+                answer.more_findings
+            ));
+        }
+        md.push('\n');
+    }
     if !answer.withheld_systems.is_empty() {
         md.push_str("Left out because their entries are not current (ask with verified=false to include them): ");
         let names: Vec<String> = answer

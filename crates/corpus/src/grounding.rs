@@ -138,6 +138,27 @@ pub struct Lexicon {
     pub generic_values: Vec<String>,
     /// Words after a number that make it an age ("67-year-old").
     pub age_words: Vec<String>,
+    /// The section headings reports write, by kind.
+    pub sections: Vec<SectionWords>,
+}
+
+/// The headings of one kind of report section ("TECHNIQUE:", "CLINICAL HISTORY:").
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SectionWords {
+    pub kind: SectionKind,
+    pub phrases: Vec<String>,
+}
+
+/// The kinds of report section.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SectionKind {
+    History,
+    Technique,
+    Comparison,
+    Findings,
+    Impression,
 }
 
 #[derive(Clone, Debug, PartialEq, Deserialize)]
@@ -604,6 +625,19 @@ fn validate_lexicon(lexicon: &Lexicon, corpus: &Corpus) -> Vec<Problem> {
         check_phrases(&mut r, &format!("$.{key}"), list, true);
     }
     check_phrases(&mut r, "$.generic_values", &lexicon.generic_values, false);
+    let mut headings: BTreeMap<&str, SectionKind> = BTreeMap::new();
+    for (i, entry) in lexicon.sections.iter().enumerate() {
+        let path = format!("$.sections[{i}].phrases");
+        check_phrases(&mut r, &path, &entry.phrases, false);
+        for (k, p) in entry.phrases.iter().enumerate() {
+            if let Some(first) = headings.insert(p, entry.kind) {
+                r.add(
+                    format!("{path}[{k}]"),
+                    format!("heading '{p}' is claimed twice (first by {first:?})"),
+                );
+            }
+        }
+    }
     r.problems
 }
 
@@ -852,9 +886,21 @@ pub fn emit(grounding: &Grounding, systems: &[(String, System)]) -> String {
                 .map(|s| (s.as_str(), m.modality.as_str()))
         }))
         .collect();
+    let sections: Vec<String> = lex
+        .sections
+        .iter()
+        .map(|s| {
+            format!(
+                "SectionWords {{ kind: SectionKind::{:?}, phrases: &{:?} }}",
+                s.kind, s.phrases
+            )
+        })
+        .collect();
+    let sections = format!("&[{}]", sections.join(", "));
     writeln!(
         out,
         "pub static LEXICON: Lexicon = Lexicon {{\n    organs: {organs},\n    modalities: {modalities},\n    \
+         sections: {sections},\n    \
          modality_spellings: &{spellings:?},\n    \
          measured_nouns: {measured},\n    lesion_nouns: &{:?},\n    measure_words: &{:?},\n    \
          clause_breaks: &{:?},\n    negations: &{:?},\n    generic_values: &{:?},\n    age_words: &{:?},\n}};\n",

@@ -1,0 +1,128 @@
+//! The sections of a report: the headings it writes ("CLINICAL HISTORY:", "TECHNIQUE:",
+//! "FINDINGS:", "IMPRESSION:"), known by the corpus's lexicon, each section running to the next
+//! heading. A one-line finding has no heading and is one section of no kind.
+//!
+//! Grounding reads the technique and comparison sections for their modality only: "delayed
+//! images through the kidneys" describes the examination, not the kidneys.
+
+use crate::corpus::text;
+use crate::knowledge::{Lexicon, SectionKind};
+use serde::Serialize;
+use std::borrow::Cow;
+
+/// A section of the text: its kind (none before the first heading) and `[start, end)` in
+/// characters, heading included.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Section {
+    pub kind: Option<SectionKind>,
+    pub span: [usize; 2],
+}
+
+/// The kind of section a line opens, when it starts with a heading and a colon.
+fn heading(lexicon: &Lexicon, line: &str) -> Option<SectionKind> {
+    let (label, _) = line.split_once(':')?;
+    let words = text::words(label).join(" ");
+    if words.is_empty() {
+        return None;
+    }
+    lexicon
+        .sections
+        .iter()
+        .find(|s| s.phrases.contains(&words.as_str()))
+        .map(|s| s.kind)
+}
+
+/// The sections of a text, in order; every character belongs to one.
+pub fn sections(lexicon: &Lexicon, text: &str) -> Vec<Section> {
+    let mut out: Vec<Section> = Vec::new();
+    let mut at = 0;
+    let mut current = Section {
+        kind: None,
+        span: [0, 0],
+    };
+    for line in text.split_inclusive('\n') {
+        let len = line.chars().count();
+        if let Some(kind) = heading(lexicon, line) {
+            if at > current.span[0] {
+                current.span[1] = at;
+                out.push(current);
+            }
+            current = Section {
+                kind: Some(kind),
+                span: [at, at],
+            };
+        }
+        at += len;
+    }
+    current.span[1] = at;
+    if at > current.span[0] || out.is_empty() {
+        out.push(current);
+    }
+    out
+}
+
+/// The text without the sections that describe the examination (blanked, so every offset
+/// stays where it was); the text itself when it has none.
+pub fn about_the_patient<'t>(lexicon: &Lexicon, text: &'t str) -> Cow<'t, str> {
+    let examination: Vec<Section> = sections(lexicon, text)
+        .into_iter()
+        .filter(|s| s.kind.is_some_and(SectionKind::describes_the_examination))
+        .collect();
+    if examination.is_empty() {
+        return Cow::Borrowed(text);
+    }
+    let mut chars: Vec<char> = text.chars().collect();
+    for s in &examination {
+        for c in chars.iter_mut().take(s.span[1]).skip(s.span[0]) {
+            if *c != '\n' {
+                *c = ' ';
+            }
+        }
+    }
+    Cow::Owned(chars.into_iter().collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::knowledge::LEXICON;
+
+    const REPORT: &str = "CT ABDOMEN\n\nCLINICAL HISTORY: Trauma.\nTECHNIQUE: Delayed images through the kidneys.\nCOMPARISON: None.\nFINDINGS:\nSpleen: laceration.\nIMPRESSION: Splenic laceration.\n";
+
+    #[test]
+    fn headings_open_sections_of_their_kind() {
+        let kinds: Vec<Option<SectionKind>> =
+            sections(&LEXICON, REPORT).iter().map(|s| s.kind).collect();
+        assert_eq!(
+            kinds,
+            [
+                None,
+                Some(SectionKind::History),
+                Some(SectionKind::Technique),
+                Some(SectionKind::Comparison),
+                Some(SectionKind::Findings),
+                Some(SectionKind::Impression)
+            ]
+        );
+        // Every character belongs to one section.
+        let spans: Vec<[usize; 2]> = sections(&LEXICON, REPORT).iter().map(|s| s.span).collect();
+        assert_eq!(spans[0][0], 0);
+        assert!(spans.windows(2).all(|w| w[0][1] == w[1][0]));
+        assert_eq!(spans.last().unwrap()[1], REPORT.chars().count());
+        // An organ label is not a heading; a one-line finding is one section of no kind.
+        assert_eq!(sections(&LEXICON, "Liver: 2 cm lesion").len(), 1);
+        assert_eq!(sections(&LEXICON, "Liver: 2 cm lesion")[0].kind, None);
+    }
+
+    #[test]
+    fn the_examination_is_not_read_as_the_patient() {
+        let read = about_the_patient(&LEXICON, REPORT);
+        assert!(!read.contains("kidneys"));
+        assert!(read.contains("Spleen: laceration"));
+        assert_eq!(read.chars().count(), REPORT.chars().count());
+        assert!(matches!(
+            about_the_patient(&LEXICON, "8 mm nodule"),
+            Cow::Borrowed(_)
+        ));
+    }
+}
