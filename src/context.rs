@@ -22,7 +22,7 @@ pub mod report;
 pub use answer::Grounding;
 pub use render::{approx_tokens, markdown};
 
-use crate::corpus::compiled::{self, SystemEntry, SYSTEMS};
+use crate::corpus::compiled::{self, SystemEntry, DOCS, SYSTEMS};
 use crate::corpus::source::Status;
 use crate::corpus::text;
 use crate::feature::FeatureError;
@@ -374,6 +374,17 @@ pub(crate) fn score(
     } else {
         search::search(&finding.read, ranking.search_hits)
     };
+    score_hits(knowledge, query, finding, &hits)
+}
+
+/// [`score`] for the hits of a search already made.
+pub(crate) fn score_hits(
+    knowledge: &Knowledge,
+    query: &ContextQuery,
+    finding: &Finding,
+    hits: &[search::Hit],
+) -> (Vec<Selected>, Vec<Withheld>) {
+    let ranking = knowledge.ranking;
     // Search relevance per system: its best document, plus a share of its matched outcomes.
     let mut base: BTreeMap<usize, (f64, f64, Vec<String>)> = BTreeMap::new();
     let mut codes: BTreeMap<&str, Vec<&'static str>> = BTreeMap::new();
@@ -384,7 +395,8 @@ pub(crate) fn score(
         if let (Some(code), true) = (hit.code, rank < ranking.code_hits) {
             codes.entry(hit.slug).or_default().push(code);
         }
-        let index = SYSTEMS.iter().position(|s| s.slug == hit.slug).unwrap_or(0);
+        // The hit's document knows its system's index.
+        let index = usize::from(DOCS[hit.doc].system);
         let entry = base.entry(index).or_default();
         if hit.kind == "system" {
             entry.0 = entry.0.max(hit.score);

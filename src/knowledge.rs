@@ -103,6 +103,8 @@ pub struct Cue {
 pub struct Ranking {
     pub search_hits: usize,
     pub code_hits: usize,
+    /// The search hits read per finding of a report.
+    pub finding_search_hits: usize,
     pub outcome_share: f64,
     pub outcome_floor: f64,
     pub organ_bonus: f64,

@@ -339,6 +339,17 @@ impl Accounted {
 
 /// Searches the corpus. `query` is free text; at most `limit` hits are returned, best first.
 pub fn search(query: &str, limit: usize) -> Vec<Hit> {
+    search_with(query, limit, true)
+}
+
+/// [`search`] without the walks for typos: unknown words match nothing. For the many short
+/// texts of one request (a report's findings, after the whole report was searched with them),
+/// so the request's typo walks stay those of one search.
+pub fn search_exact(query: &str, limit: usize) -> Vec<Hit> {
+    search_with(query, limit, false)
+}
+
+fn search_with(query: &str, limit: usize, typos: bool) -> Vec<Hit> {
     let words = text::words(query);
     if words.is_empty() {
         return Vec::new();
@@ -360,7 +371,11 @@ pub fn search(query: &str, limit: usize) -> Vec<Hit> {
     // documents it reached, kept from term to term.
     let mut best: Vec<Option<(f64, usize, &'static str)>> = vec![None; DOCS.len()];
     let mut reached: Vec<usize> = Vec::new();
-    let typos = typo_candidates(&map, &words);
+    let typos = if typos {
+        typo_candidates(&map, &words)
+    } else {
+        HashSet::new()
+    };
     for (t, term) in terms.iter().enumerate() {
         let expand = Expand {
             prefix: last_word.is_some_and(|w| term.ends_with(w)),

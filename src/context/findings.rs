@@ -10,9 +10,10 @@
 
 use super::assertion::RuledOut;
 use super::report::{self, Section};
-use super::{read_finding, score, ContextQuery, Finding, Selected};
+use super::{read_finding, score_hits, ContextQuery, Finding, Selected};
 use crate::corpus::text;
 use crate::knowledge::{Knowledge, SectionKind};
+use crate::search;
 use serde::Serialize;
 
 /// Most findings grounded per text: each is a ranking of its own, so the work stays bounded
@@ -98,7 +99,7 @@ pub fn findings(
     let original: Vec<char> = query.text.chars().collect();
     let chars: Vec<char> = read.chars().collect();
     let slice = |c: &[char], from: usize, to: usize| c[from..to].iter().collect::<String>();
-    let mut found: Vec<(usize, Group)> = Vec::new();
+    let mut found: Vec<(usize, Group, String)> = Vec::new();
     for Section { kind, span } in report::sections(knowledge.lexicon, &query.text) {
         if kind.is_some_and(|k| k != SectionKind::Findings && k != SectionKind::Impression) {
             continue;
@@ -155,19 +156,24 @@ pub fn findings(
                             Assertion::Present
                         },
                         hedge,
-                        systems: rank(knowledge, query, &context, report_wide),
+                        systems: Vec::new(),
                     },
+                    context,
                 ));
             }
         }
     }
-    // Impression first (a stable sort keeps the report's order within each).
-    found.sort_by_key(|(key, _)| *key);
+    // Impression first (a stable sort keeps the report's order within each); only the
+    // findings kept are ranked.
+    found.sort_by_key(|(key, ..)| *key);
     let more = found.len().saturating_sub(MAX_FINDINGS);
     let groups = found
         .into_iter()
         .take(MAX_FINDINGS)
-        .map(|(_, g)| g)
+        .map(|(_, mut g, context)| {
+            g.systems = rank(knowledge, query, &context, report_wide);
+            g
+        })
         .collect();
     (groups, more)
 }
@@ -219,5 +225,7 @@ fn rank(
         format: query.format,
         verified: query.verified,
     };
-    score(knowledge, &unit, &finding).0
+    // The whole report was searched with its typo walks; a finding's own words match exactly.
+    let hits = search::search_exact(text, knowledge.ranking.finding_search_hits);
+    score_hits(knowledge, &unit, &finding, &hits).0
 }

@@ -260,6 +260,7 @@ pub struct Ranking {
     pub about: Option<String>,
     pub search_hits: Weight<u32>,
     pub code_hits: Weight<u32>,
+    pub finding_search_hits: Weight<u32>,
     pub outcome_share: Weight<f64>,
     pub outcome_floor: Weight<f64>,
     pub organ_bonus: Weight<f64>,
@@ -759,6 +760,12 @@ fn validate_ranking(ranking: &Ranking, corpus: &Corpus) -> Vec<Problem> {
     if ranking.search_hits.value == 0 || ranking.code_hits.value > ranking.search_hits.value {
         r.add("$.code_hits.value", "0 < code_hits <= search_hits");
     }
+    if ranking.finding_search_hits.value == 0 {
+        r.add(
+            "$.finding_search_hits.value",
+            "a finding reads at least one hit",
+        );
+    }
     if !corpus.organs.contains(ranking.any_organ.value.as_str()) {
         r.add(
             "$.any_organ.value",
@@ -789,6 +796,7 @@ impl Ranking {
             .collect();
         out.push(("search_hits", &self.search_hits.reason));
         out.push(("code_hits", &self.code_hits.reason));
+        out.push(("finding_search_hits", &self.finding_search_hits.reason));
         out.push(("any_organ", &self.any_organ.reason));
         out
     }
@@ -967,11 +975,12 @@ pub fn emit(grounding: &Grounding, systems: &[(String, System)]) -> String {
     let r = &grounding.ranking;
     writeln!(
         out,
-        "pub static RANKING: Ranking = Ranking {{ search_hits: {}, code_hits: {}, outcome_share: {:?}, \
+        "pub static RANKING: Ranking = Ranking {{ search_hits: {}, code_hits: {}, finding_search_hits: {}, outcome_share: {:?}, \
          outcome_floor: {:?}, organ_bonus: {:?}, organ_factor: {:?}, other_organ_factor: {:?}, \
          modality_factor: {:?}, other_modality_factor: {:?}, any_organ: {:?} }};",
         r.search_hits.value,
         r.code_hits.value,
+        r.finding_search_hits.value,
         r.outcome_share.value,
         r.outcome_floor.value,
         r.organ_bonus.value,
