@@ -1029,6 +1029,29 @@ mod tests {
             first_of("14 mm left adrenal nodule")[0],
             "acr-if-adrenal-2017"
         );
+        // Each finding's first system evaluates the finding's own words.
+        let evaluation = |needle: &str| -> Value {
+            findings
+                .iter()
+                .find(|f| f["text"].as_str().unwrap().contains(needle))
+                .unwrap()["evaluation"]
+                .clone()
+        };
+        let adrenal = evaluation("14 mm left adrenal nodule");
+        assert_eq!(adrenal["slug"], "acr-if-adrenal-2017");
+        assert_eq!(adrenal["prefilled"]["size_cm"], 1.4);
+        assert!(adrenal["missing"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|m| m == "unenhanced_hu"));
+        let lung = evaluation("8 mm solid pulmonary nodule");
+        assert_eq!(lung["prefilled"]["size_mm"], 8.0);
+        assert_eq!(lung["prefilled"]["nodule_type"], "solid");
+        assert!(lung["link"]
+            .as_str()
+            .unwrap()
+            .starts_with("/api/v1/systems/fleischner-2017/evaluate?"));
         assert_eq!(
             first_of("8 mm solid pulmonary nodule")[0],
             "fleischner-2017"

@@ -939,6 +939,10 @@ fn components() -> Value {
                             "section": { "enum": ["history", "technique", "comparison", "findings", "impression", null] },
                             "assertion": { "type": "string", "enum": ["present", "possible"] },
                             "hedge": { "type": "object" },
+                            "evaluation": { "type": "object", "description": "What the finding's first system's evaluator makes of the finding's own words (when the system has decision units): the inputs they state, the units they decide, the input ids still needed and the evaluate link.",
+                                "required": ["slug", "prefilled", "decided", "missing", "link"], "properties": {
+                                "slug": { "type": "string" }, "prefilled": { "type": "object" }, "decided": { "type": "array", "items": { "type": "object" } },
+                                "missing": { "type": "array", "items": { "type": "string" } }, "link": { "type": "string" } } },
                             "systems": { "type": "array", "items": { "type": "object", "required": ["slug", "name", "score", "reasons"], "properties": {
                                 "slug": { "type": "string" }, "name": { "type": "string" }, "score": { "type": "number" },
                                 "reasons": { "type": "array", "items": { "type": "string" } } } } } } } },

@@ -62,6 +62,21 @@ pub struct FindingContext {
     pub hedge: Option<RuledOut>,
     /// Its systems, best first.
     pub systems: Vec<FindingSystem>,
+    /// What its first system's evaluator makes of the finding's own words, when that system
+    /// has decision units.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub evaluation: Option<FindingEvaluation>,
+}
+
+/// A finding's evaluation by its first system: the inputs its words state, the units they
+/// decide, the inputs still needed (ids), and the link that evaluates them.
+#[derive(Clone, Debug, Serialize)]
+pub struct FindingEvaluation {
+    pub slug: &'static str,
+    pub prefilled: BTreeMap<String, Given>,
+    pub decided: Vec<Decided>,
+    pub missing: Vec<&'static str>,
+    pub link: String,
 }
 
 /// A system of a finding, and why.
@@ -442,6 +457,36 @@ pub fn cite(r: &Reference) -> String {
     r.citation(usize::MAX)
 }
 
+/// What a finding's first system's evaluator makes of the finding's own words.
+fn finding_evaluation(
+    knowledge: &Knowledge,
+    systems: &[Selected],
+    read: &str,
+) -> Option<FindingEvaluation> {
+    let first = systems.first()?;
+    let logic = compiled::logic(first.index).filter(|l| !l.decision_units.is_empty())?;
+    let words = text::words(read);
+    let evaluated = Evaluated::of(knowledge, logic, &text::WordIndex::new(&words));
+    let missing = evaluated
+        .evaluation
+        .as_ref()
+        .map(|e| {
+            e.missing
+                .iter()
+                .filter_map(|id| logic.model().input(id))
+                .map(|i| i.id.as_str())
+                .collect()
+        })
+        .unwrap_or_default();
+    Some(FindingEvaluation {
+        slug: first.system.slug,
+        decided: evaluated.decided(),
+        missing,
+        prefilled: evaluated.prefilled,
+        link: evaluated.link,
+    })
+}
+
 fn withheld_system(w: &Withheld) -> WithheldSystem {
     WithheldSystem {
         slug: w.system.slug,
@@ -498,6 +543,7 @@ pub fn ground(knowledge: &Knowledge, query: &ContextQuery) -> Grounding {
                 section: g.section,
                 assertion: g.assertion,
                 hedge: g.hedge,
+                evaluation: finding_evaluation(knowledge, &g.systems, &g.read),
                 systems: g
                     .systems
                     .iter()

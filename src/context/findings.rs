@@ -43,6 +43,8 @@ pub struct Group {
     /// The hedge that made it possible, when one did.
     pub hedge: Option<RuledOut>,
     pub systems: Vec<Selected>,
+    /// The words it was ranked on: its sentence, with its line's label and heading.
+    pub read: String,
 }
 
 /// A sentence of a line: its character range.
@@ -157,6 +159,7 @@ pub fn findings(
                         },
                         hedge,
                         systems: Vec::new(),
+                        read: String::new(),
                     },
                     context,
                 ));
@@ -172,6 +175,7 @@ pub fn findings(
         .take(MAX_FINDINGS)
         .map(|(_, mut g, context)| {
             g.systems = rank(knowledge, query, &context, report_wide);
+            g.read = context;
             g
         })
         .collect();
