@@ -20,7 +20,7 @@ pub mod render;
 pub mod report;
 
 pub use answer::Grounding;
-pub use render::{approx_tokens, markdown};
+pub use render::markdown;
 
 use crate::corpus::compiled::{self, SystemEntry, DOCS, SYSTEMS};
 use crate::corpus::source::Status;

@@ -234,11 +234,6 @@ fn cite(r: &Reference) -> String {
     r.citation(CITED_AUTHORS)
 }
 
-/// A rough token count (about four characters a token), to budget prompts.
-pub fn approx_tokens(text: &str) -> usize {
-    text.chars().count().div_ceil(4)
-}
-
 /// The answer as one compact markdown block: per unit its answer, the deciding rule, the
 /// outcome's lines and what would change it, each cited `[n, locator]`; then what is missing,
 /// the numbered references, the notice and the shareable link.

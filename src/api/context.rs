@@ -26,7 +26,7 @@ pub fn dispatch<S: Services>(op: ContextOp, call: &Call<'_, S>) -> Result<Respon
         Format::Json => Response::json(200, &answer),
         Format::Markdown => {
             let md = ctx::markdown(&answer);
-            let tokens = ctx::approx_tokens(&md);
+            let tokens = crate::corpus::text::approx_tokens(&md);
             Response::bytes(200, "text/markdown; charset=utf-8", md.into_bytes())
                 .with_header("x-approx-tokens", tokens.to_string())
         }

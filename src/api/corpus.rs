@@ -120,7 +120,7 @@ fn evaluate(request: &Request, slug: &str, post: bool) -> Result<Response, ApiEr
         evaluation::Format::Json => Response::json(200, &evaluation::answer(logic, &ask, &eval)),
         evaluation::Format::Markdown => {
             let md = evaluation::to_markdown(logic, &ask, &eval);
-            let tokens = evaluation::approx_tokens(&md);
+            let tokens = crate::corpus::text::approx_tokens(&md);
             Response::bytes(200, "text/markdown; charset=utf-8", md.into_bytes())
                 .with_header("x-approx-tokens", tokens.to_string())
         }

@@ -5,16 +5,12 @@
 
 use super::answer::{CitedLine, Grounding, SystemContext};
 use crate::corpus::source::Verification;
+use crate::corpus::text::approx_tokens;
 
 /// Missing inputs the block describes; the others it names by id.
 const MAX_MISSING_SHOWN: usize = 5;
 /// Ruled-out phrases the block quotes; the others it counts.
 const MAX_RULED_OUT_SHOWN: usize = 12;
-
-/// A rough token count (about four characters a token), to budget prompts.
-pub fn approx_tokens(text: &str) -> usize {
-    text.chars().count().div_ceil(4)
-}
 
 /// The text on one line, cut at `max` characters with an ellipsis.
 fn one_line(s: &str, max: usize) -> String {

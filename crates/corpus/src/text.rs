@@ -20,6 +20,11 @@ pub fn xml_escape(s: &str) -> String {
     out
 }
 
+/// A rough token count (about four characters a token), to budget an assistant's prompt.
+pub fn approx_tokens(text: &str) -> usize {
+    text.chars().count().div_ceil(4)
+}
+
 /// Words too common to help ranking in free text.
 const STOPWORDS: &[&str] = &[
     "a", "an", "and", "are", "as", "at", "be", "by", "for", "from", "in", "is", "it", "of", "on",
