@@ -263,8 +263,7 @@ fn organ_lines(text: &str) -> Vec<String> {
             heading = None;
             continue;
         }
-        let is_heading = line.trim_end().ends_with(':') && words.len() <= 4;
-        if is_heading {
+        if report::bare_heading(line, &words) {
             heading = Some(words.join(" "));
             continue;
         }

@@ -6,6 +6,8 @@
 //! time against the systems and compiled into the static tables below. Grounding's code holds
 //! the algorithms only; a new guideline version inherits its lineage's cues with no code change.
 
+pub use crate::corpus::source::{Category, Direction, SectionKind};
+
 /// A named group of phrases: an organ, a modality or a measured noun and how findings write it.
 #[derive(Debug)]
 pub struct Words {
@@ -61,25 +63,6 @@ pub struct Effect {
     pub factor: f64,
 }
 
-/// The kinds of report section.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum SectionKind {
-    History,
-    Technique,
-    Comparison,
-    Findings,
-    Impression,
-}
-
-impl SectionKind {
-    /// Whether the section is about the examination rather than the patient: technique and
-    /// comparison name organs and modalities without reporting on them.
-    pub fn describes_the_examination(self) -> bool {
-        matches!(self, SectionKind::Technique | SectionKind::Comparison)
-    }
-}
-
 /// The headings of one kind of section, folded.
 #[derive(Debug)]
 pub struct SectionWords {
@@ -114,38 +97,6 @@ pub struct Ranking {
     pub other_modality_factor: f64,
     /// The organ of systems that apply to every organ.
     pub any_organ: &'static str,
-}
-
-/// What a report asserts about a mention (`corpus/grounding/assertions.json`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Category {
-    Negated,
-    Possible,
-    Historical,
-    Hypothetical,
-    Family,
-}
-
-impl Category {
-    /// The wire name.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Category::Negated => "negated",
-            Category::Possible => "possible",
-            Category::Historical => "historical",
-            Category::Hypothetical => "hypothetical",
-            Category::Family => "family",
-        }
-    }
-}
-
-/// Which way a trigger's scope runs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Direction {
-    Forward,
-    Backward,
-    Both,
 }
 
 /// A trigger phrase, as folded words.

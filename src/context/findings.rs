@@ -117,9 +117,7 @@ pub fn findings(
                 heading = None;
                 continue;
             }
-            // A line that is a heading of its own: its words name what follows.
-            let bare = line.trim_end().ends_with(':') && words.len() <= 4;
-            if bare {
+            if report::bare_heading(line, &words) {
                 heading = Some(words.join(" "));
                 continue;
             }

@@ -32,6 +32,13 @@ fn heading(lexicon: &Lexicon, line: &str) -> Option<SectionKind> {
         .map(|s| s.kind)
 }
 
+/// Whether a line is a heading of its own ("KIDNEYS:", "Lungs and airways:"): up to four
+/// words (`words`, the line's folded words) ending in a colon. Its words name what the lines
+/// below it report on.
+pub fn bare_heading(line: &str, words: &[String]) -> bool {
+    !words.is_empty() && words.len() <= 4 && line.trim_end().ends_with(':')
+}
+
 /// The sections of a text, in order; every character belongs to one.
 pub fn sections(lexicon: &Lexicon, text: &str) -> Vec<Section> {
     let mut out: Vec<Section> = Vec::new();

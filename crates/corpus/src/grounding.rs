@@ -15,7 +15,9 @@
 //! a guideline inherits its predecessor's cues without a code change.
 
 use super::problem::Problem;
-use super::source::{Family, Status, System, Verification, MODALITIES};
+use super::source::{
+    Category, Direction, Family, SectionKind, Status, System, Verification, MODALITIES,
+};
 use super::syntax::is_date;
 use super::text;
 use serde::Deserialize;
@@ -61,33 +63,8 @@ pub struct Assertions {
 #[serde(deny_unknown_fields)]
 pub struct Trigger {
     pub phrase: String,
-    pub category: AssertionCategory,
+    pub category: Category,
     pub direction: Direction,
-}
-
-/// What a report asserts about a mention.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum AssertionCategory {
-    /// Negated or ruled out.
-    Negated,
-    /// Hedged: the finding may be present.
-    Possible,
-    /// In the past: resolved, prior, treated.
-    Historical,
-    /// Conditional or asked about: "if", "to exclude".
-    Hypothetical,
-    /// About a relative: "family history of".
-    Family,
-}
-
-/// Which way a trigger's scope runs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Direction {
-    Forward,
-    Backward,
-    Both,
 }
 
 /// Who reviewed an entry, as on every clinical line (`verified` needs both reviewer and date).
@@ -148,17 +125,6 @@ pub struct Lexicon {
 pub struct SectionWords {
     pub kind: SectionKind,
     pub phrases: Vec<String>,
-}
-
-/// The kinds of report section.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum SectionKind {
-    History,
-    Technique,
-    Comparison,
-    Findings,
-    Impression,
 }
 
 #[derive(Clone, Debug, PartialEq, Deserialize)]

@@ -88,6 +88,64 @@ radiologist against their source.";
 /// may be named after them.
 pub const RESERVED_PARAMS: [&str; 2] = ["format", "units"];
 
+/// What a report asserts about a mention (grounding's `assertions.json`): the category a
+/// trigger gives the words of its scope.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Category {
+    /// Negated or ruled out.
+    Negated,
+    /// Hedged: the finding may be present.
+    Possible,
+    /// In the past: resolved, prior, treated.
+    Historical,
+    /// Conditional or asked about: "if", "to exclude".
+    Hypothetical,
+    /// About a relative: "family history of".
+    Family,
+}
+
+impl Category {
+    /// The wire name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Category::Negated => "negated",
+            Category::Possible => "possible",
+            Category::Historical => "historical",
+            Category::Hypothetical => "hypothetical",
+            Category::Family => "family",
+        }
+    }
+}
+
+/// Which way an assertion trigger's scope runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Direction {
+    Forward,
+    Backward,
+    Both,
+}
+
+/// The kinds of report section (grounding's `lexicon.json`, `sections`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SectionKind {
+    History,
+    Technique,
+    Comparison,
+    Findings,
+    Impression,
+}
+
+impl SectionKind {
+    /// Whether the section is about the examination rather than the patient: technique and
+    /// comparison name organs and modalities without reporting on them.
+    pub fn describes_the_examination(self) -> bool {
+        matches!(self, SectionKind::Technique | SectionKind::Comparison)
+    }
+}
+
 /// The modalities a system may name.
 pub const MODALITIES: [&str; 6] = ["CT", "MRI", "US", "Mammography", "PET/CT", "XR"];
 
