@@ -31,8 +31,8 @@ use crate::search;
 use serde::Deserialize;
 use std::collections::{BTreeMap, HashSet};
 
-/// Longest accepted finding text, in characters (POST body).
-pub const MAX_TEXT_CHARS: usize = 8_000;
+/// Longest accepted finding or report text, in characters (POST body, MCP argument).
+pub const MAX_TEXT_CHARS: usize = 20_000;
 /// Longest accepted `q` in a GET query string, in characters; longer text goes in a POST body.
 pub const MAX_QUERY_CHARS: usize = 1_000;
 /// Default and maximum number of systems.

@@ -171,9 +171,9 @@ pub mod body {
     /// A grounded-context POST: room for the longest text even when every character is sent
     /// as a JSON escape (up to 12 bytes for a surrogate pair), so an over-long text is refused
     /// by name (400), not by size.
-    pub const CONTEXT: usize = 128 * 1024;
+    pub const CONTEXT: usize = 256 * 1024;
     /// One MCP message (or batch).
-    pub const MCP: usize = 256 * 1024;
+    pub const MCP: usize = 320 * 1024;
     /// A report template: room for the longest content even when every character is sent as
     /// a JSON escape, so an over-long content is refused by name (422), not by size.
     pub const TEMPLATE: usize = 2 * 1024 * 1024;

@@ -10,7 +10,7 @@
 //! quality of the match; a document's score is the sum over query terms of its best match, with
 //! a bonus when every query word matched. Hits say which term matched what, where and how.
 //!
-//! A query may be a whole pasted report (grounded context takes 8,000 characters), so the work
+//! A query may be a whole pasted report (grounded context takes 20,000 characters), so the work
 //! per term is bounded: no step walks the query's words or terms again.
 
 use crate::corpus::compiled::{DocKind, DOCS, FST, POSTINGS, SYSTEMS};

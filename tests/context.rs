@@ -188,11 +188,11 @@ fn post_body_rules() {
         .as_str()
         .unwrap()
         .contains("txt"));
-    let long_text = format!("{{\"text\": \"{}\"}}", "a".repeat(8_001));
+    let long_text = format!("{{\"text\": \"{}\"}}", "a".repeat(radref::context::MAX_TEXT_CHARS + 1));
     let refused = send("POST", "/api/v1/context", &json, Some(long_text.as_bytes()));
     assert_eq!(refused.status, 400, "over-long text is named, not sized");
     assert!(refused.json()["error"].as_str().unwrap().contains("text"));
-    let huge = format!("{{\"text\": \"{}\"}}", "a".repeat(140_000));
+    let huge = format!("{{\"text\": \"{}\"}}", "a".repeat(270_000));
     let too_large = send("POST", "/api/v1/context", &json, Some(huge.as_bytes()));
     assert_eq!(too_large.status, 413);
     assert!(too_large.json()["error"].is_string());

@@ -172,10 +172,10 @@ fn oversized_bodies_are_refused_by_size_before_the_key_is_looked_at() {
     // Keyless, over the endpoint's cap: 413, not 401 (the size is judged first).
     let line = raw_post("/api/v1/templates", 3 * 1024 * 1024, true);
     assert!(line.contains(" 413 "), "{line}");
-    let line = raw_post("/api/v1/context", 200 * 1024, true);
+    let line = raw_post("/api/v1/context", 300 * 1024, true);
     assert!(line.contains(" 413 "), "{line}");
     // Without a Content-Length the body is read up to the cap and no further.
-    let line = raw_post("/mcp", 300 * 1024, false);
+    let line = raw_post("/mcp", 400 * 1024, false);
     assert!(line.contains(" 413 "), "{line}");
     let line = raw_post("/api/v1/webhooks", 100 * 1024, false);
     assert!(line.contains(" 413 "), "{line}");

@@ -60,7 +60,7 @@ export async function render(view) {
     onChange: () => { mount(results); },
   });
   const text = h('textarea', { rows: '5', spellcheck: 'true', placeholder: EXAMPLE });
-  const tf = field('Finding', text, { name: 'text', hint: 'Paste the finding as you would dictate it (up to 8,000 characters).' });
+  const tf = field('Finding', text, { name: 'text', hint: 'Paste the finding as you would dictate it (up to 20,000 characters).' });
   const organ = h('select', {}, h('option', { value: '' }, 'any organ'));
   const of = field('Restrict to organ', organ, { name: 'organ' });
   const limit = h('input', { type: 'number', min: '1', max: '8', value: '4' });

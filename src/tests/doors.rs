@@ -98,7 +98,7 @@ fn search_refuses_the_same_way_through_both_doors() {
 
 #[test]
 fn grounding_refuses_the_same_way_through_both_doors() {
-    let long = "a".repeat(8_001);
+    let long = "a".repeat(crate::context::MAX_TEXT_CHARS + 1);
     for arguments in [
         json!({ "text": "nodule", "limit": 9 }),
         json!({ "text": "nodule", "limit": 2.5 }),
