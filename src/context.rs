@@ -26,7 +26,7 @@ use crate::corpus::compiled::{self, SystemEntry, DOCS, SYSTEMS};
 use crate::corpus::source::Status;
 use crate::corpus::text;
 use crate::feature::FeatureError;
-use crate::knowledge::{Knowledge, Lexicon, Words};
+use crate::knowledge::{Knowledge, Lexicon};
 use crate::search;
 use serde::Deserialize;
 use std::collections::{BTreeMap, HashSet};
@@ -206,17 +206,11 @@ pub fn read_finding(knowledge: &Knowledge, text: &str) -> Finding {
     let folded = format!(" {} ", words.join(" "));
     let mut finding = Finding::default();
     let lexicon = knowledge.lexicon;
-    let stated = |group: &Words| group.phrases.iter().any(|p| has_phrase(&folded, p));
-    finding.organs = lexicon
-        .organs
-        .iter()
-        .filter(|o| stated(o))
-        .map(|o| o.name)
-        .collect();
+    finding.organs = stated_organs(lexicon, &folded);
     finding.modalities = stated_modalities(lexicon, &folded);
     let (sizes, age) = prefill::sizes_and_age(lexicon, &words);
     finding.sizes_mm = sizes.iter().map(|s| s.mm).collect();
-    finding.age_years = age;
+    finding.age_years = age.map(|a| a.years);
     // A cue about an organ fires where its phrase and the organ meet in one line of the text
     // (a report writes an organ per line: a kidney's "cyst" says nothing of the pancreas).
     let lines = organ_lines(text);
@@ -239,6 +233,39 @@ pub fn read_finding(knowledge: &Knowledge, text: &str) -> Finding {
     }
     finding.named = naming::named_systems(text);
     finding
+}
+
+/// How often a phrase occurs in a folded text, as whole words.
+fn occurrences(folded: &str, phrase: &str) -> usize {
+    folded.matches(&format!(" {phrase} ")).count()
+}
+
+/// The organs a folded text (` word word `) names, in the lexicon's order. A phrase counts
+/// where it is not part of a longer phrase of another organ: the "iliac" of "iliac bone" is
+/// bone, not a vessel, and the "lobe" of "caudate lobe" is liver, not lung.
+fn stated_organs(lexicon: &Lexicon, folded: &str) -> Vec<&'static str> {
+    let organs = lexicon.organs;
+    organs
+        .iter()
+        .filter(|o| {
+            o.phrases.iter().any(|p| {
+                let here = occurrences(folded, p);
+                if here == 0 {
+                    return false;
+                }
+                let inner = format!(" {p} ");
+                let within: usize = organs
+                    .iter()
+                    .filter(|other| other.name != o.name)
+                    .flat_map(|other| other.phrases.iter())
+                    .filter(|q| q.len() > p.len() && format!(" {q} ").contains(&inner))
+                    .map(|q| occurrences(folded, q))
+                    .sum();
+                here > within
+            })
+        })
+        .map(|o| o.name)
+        .collect()
 }
 
 /// The modalities a folded text (` word word `) names, in the lexicon's order.
@@ -326,27 +353,32 @@ pub fn rank_with_withheld(
     finding.read = patient.into_owned();
     finding.ruled_out = ruled_out;
     let (mut selected, withheld) = score(knowledge, query, &finding);
-    let (groups, more) =
-        findings::findings(knowledge, query, &finding.read, &finding, &reading.hedged);
-    // A report of several findings offers each finding's first system before the rest of the
-    // whole text's ranking (after the systems asked for or named): the adrenal nodule of a
-    // long report is answered even where the text as a whole leans elsewhere.
-    if groups.len() >= 2 {
-        let firsts: Vec<&Selected> = groups.iter().filter_map(|g| g.systems.first()).collect();
+    let (groups, more) = findings::findings(
+        knowledge,
+        query,
+        &finding.read,
+        &finding,
+        &reading.hedged,
+        &finding.ruled_out,
+    );
+    // A report of several findings offers its findings' systems, not the whole text's: after
+    // the systems asked for or named, each finding's first system in the findings' order
+    // (impression first), then each one's second, then third. A system that only a ruled-out
+    // finding would pull in is not among them, whatever the whole text's words.
+    let grounded: Vec<&findings::Group> =
+        groups.iter().filter(|g| g.assertion.grounded()).collect();
+    if grounded.len() >= 2 {
         let mut merged: Vec<Selected> = selected
             .iter()
             .filter(|s| s.forced || s.named)
             .cloned()
             .collect();
-        for first in firsts {
-            if !merged.iter().any(|s| s.index == first.index) {
-                let own = selected.iter().find(|s| s.index == first.index);
-                merged.push(own.cloned().unwrap_or_else(|| first.clone()));
-            }
-        }
-        for s in &selected {
-            if !merged.iter().any(|m| m.index == s.index) {
-                merged.push(s.clone());
+        for round in 0..findings::SYSTEMS_PER_FINDING {
+            for system in grounded.iter().filter_map(|g| g.systems.get(round)) {
+                if !merged.iter().any(|s| s.index == system.index) {
+                    let own = selected.iter().find(|s| s.index == system.index);
+                    merged.push(own.cloned().unwrap_or_else(|| system.clone()));
+                }
             }
         }
         let forced = merged.iter().filter(|s| s.forced).count();
@@ -976,7 +1008,29 @@ mod tests {
         assert!(md.contains("Ruled out by the text"), "{md}");
         // Its findings: the impression's laceration first, then the spleen line; each with
         // AAST first, and each span the words it claims.
-        let findings = json["findings"].as_array().unwrap();
+        let all = json["findings"].as_array().unwrap();
+        // The lines the report rules out are findings too, absent, with their trigger, and
+        // with no system.
+        let absent: Vec<&Value> = all.iter().filter(|f| f["assertion"] == "absent").collect();
+        assert!(absent.len() >= 8, "{absent:?}");
+        let lungs = absent
+            .iter()
+            .find(|f| {
+                f["text"] == "Lung bases: No pulmonary nodules, consolidation or pleural effusion"
+            })
+            .expect("the lung line is an absent finding");
+        assert_eq!(lungs["trigger"]["text"], "No");
+        assert_eq!(lungs["trigger"]["category"], "negated");
+        for f in &absent {
+            assert!(f["systems"].as_array().unwrap().is_empty(), "{f}");
+            let [a, b] = [
+                f["span"][0].as_u64().unwrap() as usize,
+                f["span"][1].as_u64().unwrap() as usize,
+            ];
+            let at: String = report.chars().skip(a).take(b - a).collect();
+            assert_eq!(at, f["text"].as_str().unwrap());
+        }
+        let findings: Vec<&Value> = all.iter().filter(|f| f["assertion"] == "present").collect();
         assert_eq!(findings.len(), 2, "{findings:?}");
         assert_eq!(findings[0]["section"], "impression");
         assert!(findings[0]["text"]
@@ -1036,17 +1090,46 @@ mod tests {
                 .unwrap()["evaluation"]
                 .clone()
         };
+        let of = |needle: &str| -> Value {
+            findings
+                .iter()
+                .find(|f| f["text"].as_str().unwrap().contains(needle))
+                .unwrap()
+                .clone()
+        };
+        // An input read from the text points at the words it was read from.
+        let input = |f: &Value, id: &str| -> Value {
+            let i = f["inputs"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|i| i["id"] == id)
+                .unwrap_or_else(|| panic!("no input {id} in {f}"))
+                .clone();
+            let [a, b] = [
+                i["span"][0].as_u64().unwrap() as usize,
+                i["span"][1].as_u64().unwrap() as usize,
+            ];
+            let at: String = report.chars().skip(a).take(b - a).collect();
+            assert_eq!(at, i["text"].as_str().unwrap());
+            i
+        };
         let adrenal = evaluation("14 mm left adrenal nodule");
         assert_eq!(adrenal["slug"], "acr-if-adrenal-2017");
-        assert_eq!(adrenal["prefilled"]["size_cm"], 1.4);
-        assert!(adrenal["missing"]
-            .as_array()
-            .unwrap()
+        let adrenal_finding = of("14 mm left adrenal nodule");
+        let size = input(&adrenal_finding, "size_cm");
+        assert_eq!(size["value"], 1.4);
+        assert_eq!(size["text"], "14 mm");
+        let missing = adrenal_finding["missing"].as_array().unwrap();
+        let hu = missing
             .iter()
-            .any(|m| m == "unenhanced_hu"));
+            .find(|m| m["id"] == "unenhanced_hu")
+            .expect("the unenhanced attenuation is asked for");
+        assert!(hu["label"].is_string() && hu["type"] == "number", "{hu}");
+        let lung_finding = of("8 mm solid pulmonary nodule");
+        assert_eq!(input(&lung_finding, "size_mm")["value"], 8.0);
+        assert_eq!(input(&lung_finding, "nodule_type")["value"], "solid");
         let lung = evaluation("8 mm solid pulmonary nodule");
-        assert_eq!(lung["prefilled"]["size_mm"], 8.0);
-        assert_eq!(lung["prefilled"]["nodule_type"], "solid");
         assert!(lung["link"]
             .as_str()
             .unwrap()
@@ -1069,7 +1152,8 @@ mod tests {
             })
             .unwrap();
         assert_eq!(hedged["assertion"], "possible");
-        assert!(hedged["hedge"]["trigger"].is_string());
+        assert_eq!(hedged["trigger"]["category"], "possible");
+        assert!(hedged["trigger"]["text"].is_string());
         let top: Vec<&str> = json["systems"]
             .as_array()
             .unwrap()
@@ -1124,8 +1208,8 @@ mod tests {
         assert_eq!(slugs.len(), MAX_LIMIT, "{slugs:?}");
         for slug in [
             "acr-if-adrenal-2017",
-            "ese-adrenal-incidentaloma-2023",
             "acr-if-renal-2018",
+            "cad-rads-2-0-2022",
         ] {
             assert!(slugs.contains(&slug), "{slug} not in {slugs:?}");
         }

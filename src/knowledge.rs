@@ -42,6 +42,10 @@ pub struct Lexicon {
     pub generic_values: &'static [&'static str],
     /// Words after a number that make it an age.
     pub age_words: &'static [&'static str],
+    /// Phrases that make a sentence report a finding with no measured noun and no size.
+    pub finding_words: &'static [&'static str],
+    /// Words that open a recommendation, not a finding.
+    pub recommendation_words: &'static [&'static str],
 }
 
 impl Lexicon {
@@ -88,6 +92,8 @@ pub struct Ranking {
     pub code_hits: usize,
     /// The search hits read per finding of a report.
     pub finding_search_hits: usize,
+    /// A finding lists a system only when it scores at least this share of its first.
+    pub finding_relative_floor: f64,
     pub outcome_share: f64,
     pub outcome_floor: f64,
     pub organ_bonus: f64,

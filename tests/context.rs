@@ -188,7 +188,10 @@ fn post_body_rules() {
         .as_str()
         .unwrap()
         .contains("txt"));
-    let long_text = format!("{{\"text\": \"{}\"}}", "a".repeat(radref::context::MAX_TEXT_CHARS + 1));
+    let long_text = format!(
+        "{{\"text\": \"{}\"}}",
+        "a".repeat(radref::context::MAX_TEXT_CHARS + 1)
+    );
     let refused = send("POST", "/api/v1/context", &json, Some(long_text.as_bytes()));
     assert_eq!(refused.status, 400, "over-long text is named, not sized");
     assert!(refused.json()["error"].as_str().unwrap().contains("text"));

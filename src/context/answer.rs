@@ -57,25 +57,47 @@ pub struct FindingContext {
     /// The report section it stands in (none for a text without headings).
     pub section: Option<SectionKind>,
     pub assertion: Assertion,
-    /// The hedge that made it possible.
+    /// The trigger that made it possible, absent or historical, as the text writes it.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub hedge: Option<RuledOut>,
-    /// Its systems, best first.
+    pub trigger: Option<FindingTrigger>,
+    /// Its systems, best first (none for a finding the text rules out).
     pub systems: Vec<FindingSystem>,
-    /// What its first system's evaluator makes of the finding's own words, when that system
-    /// has decision units.
+    /// The evaluator inputs of its first system that the finding's words state, each with the
+    /// words it was read from.
+    pub inputs: Vec<ReadInput>,
+    /// The inputs that system's evaluator still needs, with their definitions.
+    pub missing: Vec<MissingInput>,
+    /// What that system's evaluator decides from the inputs read, when it has decision units.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub evaluation: Option<FindingEvaluation>,
 }
 
-/// A finding's evaluation by its first system: the inputs its words state, the units they
-/// decide, the inputs still needed (ids), and the link that evaluates them.
+/// The trigger of a finding's assertion.
+#[derive(Clone, Debug, Serialize)]
+pub struct FindingTrigger {
+    pub text: String,
+    pub span: [usize; 2],
+    /// The ConText category of the trigger (negated, possible, historical, hypothetical,
+    /// family).
+    pub category: crate::knowledge::Category,
+}
+
+/// An evaluator input read from the text.
+#[derive(Clone, Debug, Serialize)]
+pub struct ReadInput {
+    pub id: &'static str,
+    pub value: Given,
+    /// The words as the text writes them, and their `[start, end)` character offsets.
+    pub text: String,
+    pub span: [usize; 2],
+}
+
+/// A finding's evaluation by its first system: the units the inputs read decide, each with
+/// its cited rule and outcome, and the link that evaluates the finding (prefilled).
 #[derive(Clone, Debug, Serialize)]
 pub struct FindingEvaluation {
     pub slug: &'static str,
-    pub prefilled: BTreeMap<String, Given>,
     pub decided: Vec<Decided>,
-    pub missing: Vec<&'static str>,
     pub link: String,
 }
 
@@ -160,6 +182,21 @@ pub struct Decided {
     pub answer: String,
     /// The deciding rule's verification.
     pub verification: Option<Verification>,
+    /// The deciding rule, cited.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rule: Option<CitedLine>,
+    /// The outcome it gives, with its cited definition and management.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub outcome: Option<DecidedOutcome>,
+}
+
+/// The outcome of a decided unit.
+#[derive(Clone, Debug, Serialize)]
+pub struct DecidedOutcome {
+    pub code: &'static str,
+    pub label: &'static str,
+    pub definition: CitedLine,
+    pub management: Vec<CitedLine>,
 }
 
 /// An input the evaluator still needs, with its definition.
@@ -257,19 +294,25 @@ fn outcome_order(outcomes: &'static [Outcome], matched: &[&str]) -> Vec<&'static
 /// link that evaluates them, and the evaluation itself (`None` when the system has no logic).
 struct Evaluated {
     prefilled: BTreeMap<String, Given>,
+    /// Per input, the words it was read from (word indices).
+    from: BTreeMap<String, (usize, usize)>,
     link: String,
     evaluation: Option<Evaluation<'static>>,
 }
 
 impl Evaluated {
     fn of(knowledge: &Knowledge, logic: &'static Logic, finding: &text::WordIndex) -> Evaluated {
-        let prefilled = prefill::prefill_words(knowledge.lexicon, logic, finding);
+        let prefill::Filled {
+            inputs: prefilled,
+            from,
+        } = prefill::prefill_words(knowledge.lexicon, logic, finding);
         let link = evaluator::evaluate_link(&logic.slug, logic.model(), &prefilled, None);
         // The prefilled values are the system's own ids and values, so the evaluator accepts
         // them; were it to refuse, the answer would simply carry no evaluation.
         let evaluation = evaluator::evaluate(logic.model(), &prefilled, None).ok();
         Evaluated {
             prefilled,
+            from,
             link,
             evaluation,
         }
@@ -313,6 +356,13 @@ impl Evaluated {
                     (None, None) => u.answer.unwrap_or_default().to_string(),
                 },
                 verification: u.rule.as_ref().map(|r| r.verification),
+                rule: u.rule.clone(),
+                outcome: u.outcome.map(|o| DecidedOutcome {
+                    code: &o.code,
+                    label: &o.label,
+                    definition: Cited::of(o.definition.line()),
+                    management: o.management.iter().map(|m| Cited::of(m.line())).collect(),
+                }),
             })
             .collect()
     }
@@ -457,34 +507,45 @@ pub fn cite(r: &Reference) -> String {
     r.citation(usize::MAX)
 }
 
-/// What a finding's first system's evaluator makes of the finding's own words.
+/// What a finding's first system's evaluator makes of the finding's own words (`words`, with
+/// their offsets in `original`): the inputs read, the inputs missing, the units decided.
 fn finding_evaluation(
     knowledge: &Knowledge,
     systems: &[Selected],
-    read: &str,
-) -> Option<FindingEvaluation> {
-    let first = systems.first()?;
-    let logic = compiled::logic(first.index).filter(|l| !l.decision_units.is_empty())?;
-    let words = text::words(read);
-    let evaluated = Evaluated::of(knowledge, logic, &text::WordIndex::new(&words));
-    let missing = evaluated
-        .evaluation
-        .as_ref()
-        .map(|e| {
-            e.missing
-                .iter()
-                .filter_map(|id| logic.model().input(id))
-                .map(|i| i.id.as_str())
-                .collect()
+    words: &[text::Span],
+    original: &[char],
+) -> (Vec<ReadInput>, Vec<MissingInput>, Option<FindingEvaluation>) {
+    let Some(logic) = systems
+        .first()
+        .and_then(|first| compiled::logic(first.index))
+        .filter(|l| !l.decision_units.is_empty())
+    else {
+        return (Vec::new(), Vec::new(), None);
+    };
+    let folded: Vec<String> = words.iter().map(|w| w.text.clone()).collect();
+    let evaluated = Evaluated::of(knowledge, logic, &text::WordIndex::new(&folded));
+    let inputs = evaluated
+        .prefilled
+        .iter()
+        .filter_map(|(id, value)| {
+            let input = logic.model().input(id)?;
+            let (a, b) = *evaluated.from.get(id)?;
+            let span = [words.get(a)?.start, words.get(b.checked_sub(1)?)?.end];
+            Some(ReadInput {
+                id: &input.id,
+                value: value.clone(),
+                text: original[span[0]..span[1]].iter().collect(),
+                span,
+            })
         })
-        .unwrap_or_default();
-    Some(FindingEvaluation {
-        slug: first.system.slug,
+        .collect();
+    let missing = evaluated.missing(logic);
+    let evaluation = FindingEvaluation {
+        slug: &logic.slug,
         decided: evaluated.decided(),
-        missing,
-        prefilled: evaluated.prefilled,
         link: evaluated.link,
-    })
+    };
+    (inputs, missing, Some(evaluation))
 }
 
 fn withheld_system(w: &Withheld) -> WithheldSystem {
@@ -504,6 +565,8 @@ fn withheld_system(w: &Withheld) -> WithheldSystem {
 /// the evaluator makes of the finding.
 pub fn ground(knowledge: &Knowledge, query: &ContextQuery) -> Grounding {
     let (finding, selected, withheld) = rank_with_withheld(knowledge, query);
+    let read: Vec<char> = finding.read.chars().collect();
+    let original: Vec<char> = query.text.chars().collect();
     // The evaluator is given what the text asserts, not what it rules out.
     let words = text::words(&finding.read);
     let finding_words = text::WordIndex::new(&words);
@@ -537,13 +600,22 @@ pub fn ground(knowledge: &Knowledge, query: &ContextQuery) -> Grounding {
         findings: finding
             .groups
             .into_iter()
-            .map(|g| FindingContext {
+            .map(|g| {
+                let (inputs, missing, evaluation) =
+                    finding_evaluation(knowledge, &g.systems, &g.words(&read), &original);
+                FindingContext {
                 text: g.text,
                 span: g.span,
                 section: g.section,
                 assertion: g.assertion,
-                hedge: g.hedge,
-                evaluation: finding_evaluation(knowledge, &g.systems, &g.read),
+                trigger: g.trigger.map(|t| FindingTrigger {
+                    text: t.trigger,
+                    span: t.trigger_span,
+                    category: t.assertion,
+                }),
+                inputs,
+                missing,
+                evaluation,
                 systems: g
                     .systems
                     .iter()
@@ -554,7 +626,7 @@ pub fn ground(knowledge: &Knowledge, query: &ContextQuery) -> Grounding {
                         reasons: s.reasons.clone(),
                     })
                     .collect(),
-            })
+            }})
             .collect(),
         more_findings: finding.more_findings,
         systems,

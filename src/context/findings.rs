@@ -12,7 +12,7 @@ use super::assertion::RuledOut;
 use super::report::{self, Section};
 use super::{read_finding, score_hits, ContextQuery, Finding, Selected};
 use crate::corpus::text;
-use crate::knowledge::{Knowledge, SectionKind};
+use crate::knowledge::{Category, Knowledge, SectionKind};
 use crate::search;
 use serde::Serialize;
 
@@ -21,6 +21,9 @@ use serde::Serialize;
 pub const MAX_FINDINGS: usize = 24;
 /// Systems listed per finding.
 pub const SYSTEMS_PER_FINDING: usize = 3;
+/// Most ruled-out findings listed per text (they are not ranked; a normal report negates an
+/// organ a line). Past it they are counted.
+pub const MAX_RULED_OUT_FINDINGS: usize = 48;
 
 /// What a report asserts about a finding.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -29,6 +32,35 @@ pub enum Assertion {
     Present,
     /// Hedged ("probable", "cannot be excluded").
     Possible,
+    /// Negated ("no pulmonary nodules"), asked about ("to evaluate for"), or about a relative.
+    Absent,
+    /// In the past ("has resolved", "prior", "status post").
+    Historical,
+}
+
+impl Assertion {
+    /// The assertion of a finding the text rules out by a trigger of `category`.
+    fn ruled_out(category: Category) -> Assertion {
+        match category {
+            Category::Historical => Assertion::Historical,
+            Category::Possible => Assertion::Possible,
+            Category::Negated | Category::Hypothetical | Category::Family => Assertion::Absent,
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Assertion::Present => "present",
+            Assertion::Possible => "possible",
+            Assertion::Absent => "absent",
+            Assertion::Historical => "historical",
+        }
+    }
+
+    /// Whether the finding is read for systems (present or possible).
+    pub fn grounded(self) -> bool {
+        matches!(self, Assertion::Present | Assertion::Possible)
+    }
 }
 
 /// A finding of the report and the systems that govern it.
@@ -40,11 +72,31 @@ pub struct Group {
     pub span: [usize; 2],
     pub section: Option<SectionKind>,
     pub assertion: Assertion,
-    /// The hedge that made it possible, when one did.
-    pub hedge: Option<RuledOut>,
+    /// The trigger that made it possible, absent or historical, with the phrase it ruled.
+    pub trigger: Option<RuledOut>,
     pub systems: Vec<Selected>,
     /// The words it was ranked on: its sentence, with its line's label and heading.
     pub read: String,
+    /// Where those words are in the text: the heading line, the label and the sentence, as
+    /// `[start, end)` character ranges.
+    pub pieces: Vec<[usize; 2]>,
+}
+
+impl Group {
+    /// The words of the finding as grounding read them (`read`: the text with ruled-out words
+    /// blanked), each with its offsets in the submitted text.
+    pub fn words(&self, read: &[char]) -> Vec<text::Span> {
+        let mut out = Vec::new();
+        for [from, to] in &self.pieces {
+            let piece: String = read[*from..*to].iter().collect();
+            out.extend(text::spans(&piece).into_iter().map(|mut w| {
+                w.start += from;
+                w.end += from;
+                w
+            }));
+        }
+        out
+    }
 }
 
 /// A sentence of a line: its character range.
@@ -77,68 +129,130 @@ fn label(chars: &[char], from: usize, to: usize) -> Option<(usize, usize)> {
     (!words.is_empty() && words.len() <= 4).then_some((from, colon + 1))
 }
 
-/// Whether folded words name an organ or something a size measures.
+/// Whether folded words report a finding a guideline may govern: a measured noun ("nodule",
+/// "cyst", "laceration") or a finding word of the lexicon ("calcification",
+/// "spondylosis", a system's name); not a recommendation ("Recommend follow-up CT ..."). An
+/// organ alone is not a finding ("the hepatic veins are patent", "atelectasis at both lung
+/// bases"), nor is a size alone ("Spleen: normal in size, 10 cm").
 fn reports_on(knowledge: &Knowledge, words: &[String]) -> bool {
-    let folded = format!(" {} ", words.join(" "));
     let lexicon = knowledge.lexicon;
-    lexicon
-        .organs
-        .iter()
-        .any(|o| o.phrases.iter().any(|p| super::has_phrase(&folded, p)))
-        || words.iter().any(|w| lexicon.measured(w).is_some())
+    if words
+        .first()
+        .is_some_and(|w| lexicon.recommendation_words.contains(&w.as_str()))
+    {
+        return false;
+    }
+    let folded = format!(" {} ", words.join(" "));
+    words.iter().any(|w| lexicon.measured(w).is_some())
+        || lexicon
+            .finding_words
+            .iter()
+            .any(|p| super::has_phrase(&folded, p))
+}
+
+/// Whether folded words name an organ or a finding: what a ruled-out sentence must have named
+/// to be listed as a finding the text rules out ("Thyroid: unremarkable").
+fn names_something(knowledge: &Knowledge, words: &[String]) -> bool {
+    let folded = format!(" {} ", words.join(" "));
+    reports_on(knowledge, words)
+        || knowledge
+            .lexicon
+            .organs
+            .iter()
+            .any(|o| o.phrases.iter().any(|p| super::has_phrase(&folded, p)))
 }
 
 /// The findings of a text (`read` is the text as grounding reads it: ruled-out words and the
-/// examination's sections blanked, offsets unchanged), impression first, at most
-/// [`MAX_FINDINGS`]; and how many more there were.
+/// examination's sections blanked, offsets unchanged): the present and possible ones
+/// (impression first, at most [`MAX_FINDINGS`], each ranked), then the ones the text rules
+/// out (in the text's order, at most [`MAX_RULED_OUT_FINDINGS`], with no system); and how
+/// many more there were of either.
 pub fn findings(
     knowledge: &Knowledge,
     query: &ContextQuery,
     read: &str,
     report_wide: &Finding,
     hedged: &[RuledOut],
+    ruled: &[RuledOut],
 ) -> (Vec<Group>, usize) {
     let original: Vec<char> = query.text.chars().collect();
     let chars: Vec<char> = read.chars().collect();
     let slice = |c: &[char], from: usize, to: usize| c[from..to].iter().collect::<String>();
     let mut found: Vec<(usize, Group, String)> = Vec::new();
+    let mut out_of_it: Vec<Group> = Vec::new();
     for Section { kind, span } in report::sections(knowledge.lexicon, &query.text) {
         if kind.is_some_and(|k| k != SectionKind::Findings && k != SectionKind::Impression) {
             continue;
         }
-        let mut heading: Option<String> = None;
+        let mut heading: Option<(String, [usize; 2])> = None;
         let mut at = span[0];
         let section_text = slice(&chars, span[0], span[1]);
         for line in section_text.split_inclusive('\n') {
             let (from, to) = (at, at + line.chars().count());
             at = to;
-            let words = text::words(line);
-            if words.is_empty() {
+            // The line as written decides whether it is blank, a heading or labelled: a line
+            // whose every word is ruled out ("Lungs: no nodules") is still a line.
+            let written = slice(&original, from, to);
+            let written_words = text::words(&written);
+            if written_words.is_empty() {
                 heading = None;
                 continue;
             }
-            if report::bare_heading(line, &words) {
-                heading = Some(words.join(" "));
+            if report::bare_heading(&written, &written_words) {
+                heading = Some((text::words(line).join(" "), [from, to]));
                 continue;
             }
-            let label = label(&chars, from, to);
+            let label = label(&original, from, to);
             let label_text = label.map(|(f, t)| slice(&chars, f, t)).unwrap_or_default();
+            let label_written = label
+                .map(|(f, t)| slice(&original, f, t))
+                .unwrap_or_default();
             let body_from = label.map_or(from, |(_, t)| t);
-            for (s, e) in sentences(&chars, body_from, to) {
+            let mut pieces: Vec<[usize; 2]> = heading.iter().map(|h| h.1).collect();
+            pieces.extend(label.map(|(f, t)| [f, t]));
+            for (n, (s, e)) in sentences(&chars, body_from, to).into_iter().enumerate() {
                 let sentence = slice(&chars, s, e);
                 let own = text::words(&sentence);
                 if !reports_on(knowledge, &own) {
+                    // A sentence that named an organ or a finding before its ruled-out words
+                    // were blanked is a finding the text rules out ("Lungs: no nodules"); the
+                    // line's label is part of its first sentence.
+                    let said = text::words(&format!("{label_written} {}", slice(&original, s, e)));
+                    let first = if n == 0 {
+                        label.map_or(s, |(f, _)| f)
+                    } else {
+                        s
+                    };
+                    let (from_here, _) = trimmed(&original, first, e);
+                    let (_, trim_to) = trimmed(&original, s, e);
+                    let rule = ruled
+                        .iter()
+                        .find(|r| r.span[0] < trim_to && r.span[1] > from_here);
+                    if let (true, Some(rule)) = (names_something(knowledge, &said), rule) {
+                        out_of_it.push(Group {
+                            text: slice(&original, from_here, trim_to),
+                            span: [from_here, trim_to],
+                            section: kind,
+                            assertion: Assertion::ruled_out(rule.assertion),
+                            trigger: Some(rule.clone()),
+                            systems: Vec::new(),
+                            read: String::new(),
+                            pieces: Vec::new(),
+                        });
+                    }
                     continue;
                 }
                 let context = format!(
                     "{} {label_text} {sentence}",
-                    heading.as_deref().unwrap_or_default()
+                    heading.as_ref().map(|h| h.0.as_str()).unwrap_or_default()
                 );
                 let (trim_from, trim_to) = trimmed(&original, s, e);
                 let hedge = hedged
                     .iter()
                     .find(|h| h.span[0] < trim_to && h.span[1] > trim_from)
                     .cloned();
+                let mut pieces = pieces.clone();
+                pieces.push([s, e]);
                 let rank_key = if kind == Some(SectionKind::Impression) {
                     0
                 } else {
@@ -155,9 +269,10 @@ pub fn findings(
                         } else {
                             Assertion::Present
                         },
-                        hedge,
+                        trigger: hedge,
                         systems: Vec::new(),
                         read: String::new(),
+                        pieces,
                     },
                     context,
                 ));
@@ -167,7 +282,8 @@ pub fn findings(
     // Impression first (a stable sort keeps the report's order within each); only the
     // findings kept are ranked.
     found.sort_by_key(|(key, ..)| *key);
-    let more = found.len().saturating_sub(MAX_FINDINGS);
+    let more = found.len().saturating_sub(MAX_FINDINGS)
+        + out_of_it.len().saturating_sub(MAX_RULED_OUT_FINDINGS);
     let groups = found
         .into_iter()
         .take(MAX_FINDINGS)
@@ -176,6 +292,7 @@ pub fn findings(
             g.read = context;
             g
         })
+        .chain(out_of_it.into_iter().take(MAX_RULED_OUT_FINDINGS))
         .collect();
     (groups, more)
 }
@@ -229,5 +346,8 @@ fn rank(
     };
     // The whole report was searched with its typo walks; a finding's own words match exactly.
     let hits = search::search_exact(text, knowledge.ranking.finding_search_hits);
-    score_hits(knowledge, &unit, &finding, &hits).0
+    let mut systems = score_hits(knowledge, &unit, &finding, &hits).0;
+    let floor = systems.first().map_or(0.0, |s| s.score) * knowledge.ranking.finding_relative_floor;
+    systems.retain(|s| s.score >= floor || s.forced || s.named);
+    systems
 }

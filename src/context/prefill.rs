@@ -30,6 +30,22 @@ use crate::corpus::evaluate::{Given, Inputs};
 use crate::corpus::source::{Input, InputType};
 use crate::corpus::text;
 use crate::knowledge::Lexicon;
+use std::collections::BTreeMap;
+
+/// The inputs a finding states, and for each the folded words it was read from (`[start, end)`
+/// word indices into the words read), so an answer can point at them in the text.
+#[derive(Clone, Debug, Default)]
+pub struct Filled {
+    pub inputs: Inputs,
+    pub from: BTreeMap<String, (usize, usize)>,
+}
+
+impl Filled {
+    fn put(&mut self, id: &str, value: Given, words: (usize, usize)) {
+        self.inputs.insert(id.to_string(), value);
+        self.from.insert(id.to_string(), words);
+    }
+}
 
 /// A size stated in the finding.
 #[derive(Clone, Debug, PartialEq)]
@@ -42,8 +58,16 @@ pub struct SizeMention {
     pub end: usize,
 }
 
+/// An age stated in a finding: the years and the words `[at, end)` that state it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Age {
+    pub years: f64,
+    pub at: usize,
+    pub end: usize,
+}
+
 /// Sizes ("8 mm", "8mm", "1.5 cm") and the age ("67-year-old", "67 yo") in folded words.
-pub fn sizes_and_age(lexicon: &Lexicon, words: &[String]) -> (Vec<SizeMention>, Option<f64>) {
+pub fn sizes_and_age(lexicon: &Lexicon, words: &[String]) -> (Vec<SizeMention>, Option<Age>) {
     let mut sizes = Vec::new();
     let mut age = None;
     for (i, w) in words.iter().enumerate() {
@@ -67,7 +91,13 @@ pub fn sizes_and_age(lexicon: &Lexicon, words: &[String]) -> (Vec<SizeMention>, 
                 at: i,
                 end,
             }),
-            Some(word) if lexicon.age_words.contains(&word) => age = Some(value),
+            Some(word) if lexicon.age_words.contains(&word) => {
+                age = Some(Age {
+                    years: value,
+                    at: i,
+                    end,
+                })
+            }
             _ => {}
         }
     }
@@ -202,7 +232,7 @@ fn fill_sizes(
     lengths: &[LengthInput],
     words: &[String],
     sizes: &[SizeMention],
-    out: &mut Inputs,
+    out: &mut Filled,
 ) {
     let mut filled = vec![false; lengths.len()];
     let mut read: Vec<(Option<&'static str>, Vec<String>)> = Vec::new();
@@ -217,7 +247,7 @@ fn fill_sizes(
             if let Some((k, _, _)) = best {
                 if !filled[k] {
                     if let Some(v) = lengths[k].value(size.mm) {
-                        out.insert(lengths[k].input.id.clone(), Given::Number(v));
+                        out.put(&lengths[k].input.id, Given::Number(v), (size.at, size.end));
                         filled[k] = true;
                     }
                 }
@@ -237,8 +267,10 @@ fn fill_sizes(
                 .iter()
                 .zip(&read)
                 .find(|(_, (noun, _))| noun.is_none_or(|n| lexicon.lesion_nouns.contains(&n)));
-            if let Some(v) = first.and_then(|(s, _)| only.value(s.mm)) {
-                out.insert(only.input.id.clone(), Given::Number(v));
+            if let Some((s, _)) = first {
+                if let Some(v) = only.value(s.mm) {
+                    out.put(&only.input.id, Given::Number(v), (s.at, s.end));
+                }
             }
         }
     }
@@ -269,7 +301,7 @@ fn phrases(lexicon: &Lexicon, value: &str, label: &str) -> Vec<Vec<String>> {
 }
 
 /// Fills the enum inputs whose value the finding states unambiguously.
-fn fill_enums(lexicon: &Lexicon, logic: &Logic, index: &text::WordIndex, out: &mut Inputs) {
+fn fill_enums(lexicon: &Lexicon, logic: &Logic, index: &text::WordIndex, out: &mut Filled) {
     let words = index.words();
     let mut stated: Vec<Stated> = Vec::new();
     for input in logic.inputs.iter().filter(|i| i.kind == InputType::Enum) {
@@ -306,7 +338,7 @@ fn fill_enums(lexicon: &Lexicon, logic: &Logic, index: &text::WordIndex, out: &m
         let own: Vec<&&Stated> = kept.iter().filter(|s| s.input == input.id).collect();
         // A value stated only in words another stated value spells out in full ("solid" of a
         // "part solid" nodule, then of its "solid component") yields to that value.
-        let mut values: Vec<&str> = own
+        let mut values: Vec<(&str, usize, usize)> = own
             .iter()
             .filter(|s| {
                 !own.iter().any(|o| {
@@ -317,12 +349,13 @@ fn fill_enums(lexicon: &Lexicon, logic: &Logic, index: &text::WordIndex, out: &m
                             .any(|w| w == phrase_of(s))
                 })
             })
-            .map(|s| s.value)
+            .map(|s| (s.value, s.start, s.end))
             .collect();
-        values.sort_unstable();
-        values.dedup();
-        if let [value] = values[..] {
-            out.insert(input.id.clone(), Given::Choice(value.to_string()));
+        // The first place the value is stated is where it was read from.
+        values.sort_unstable_by_key(|v| (v.0, v.1));
+        values.dedup_by_key(|v| v.0);
+        if let [(value, start, end)] = values[..] {
+            out.put(&input.id, Given::Choice(value.to_string()), (start, end));
         }
     }
 }
@@ -330,15 +363,15 @@ fn fill_enums(lexicon: &Lexicon, logic: &Logic, index: &text::WordIndex, out: &m
 /// The inputs of `logic` that the finding states.
 pub fn prefill(lexicon: &Lexicon, logic: &Logic, finding_text: &str) -> Inputs {
     let words = text::words(finding_text);
-    prefill_words(lexicon, logic, &text::WordIndex::new(&words))
+    prefill_words(lexicon, logic, &text::WordIndex::new(&words)).inputs
 }
 
 /// [`prefill`] for a finding already read into indexed words (grounding reads it once for all
 /// the systems it selects).
-pub fn prefill_words(lexicon: &Lexicon, logic: &Logic, index: &text::WordIndex) -> Inputs {
+pub fn prefill_words(lexicon: &Lexicon, logic: &Logic, index: &text::WordIndex) -> Filled {
     let words = index.words();
     let (sizes, age) = sizes_and_age(lexicon, words);
-    let mut out = Inputs::new();
+    let mut out = Filled::default();
     let lengths: Vec<LengthInput> = logic
         .inputs
         .iter()
@@ -347,7 +380,12 @@ pub fn prefill_words(lexicon: &Lexicon, logic: &Logic, index: &text::WordIndex) 
         .map(|i| LengthInput::of(lexicon, i))
         .collect();
     fill_sizes(lexicon, &lengths, words, &sizes, &mut out);
-    if let Some(age) = age {
+    if let Some(Age {
+        years: age,
+        at,
+        end,
+    }) = age
+    {
         let years = logic.inputs.iter().find(|i| {
             i.kind == InputType::Number
                 && i.unit.as_deref() == Some("years")
@@ -356,7 +394,7 @@ pub fn prefill_words(lexicon: &Lexicon, logic: &Logic, index: &text::WordIndex) 
         if let Some(i) = years {
             let ok = i.min.is_none_or(|m| age >= m) && i.max.is_none_or(|m| age <= m);
             if ok {
-                out.insert(i.id.clone(), Given::Number(age));
+                out.put(&i.id, Given::Number(age), (at, end));
             }
         }
     }

@@ -94,8 +94,8 @@ pub fn markdown(answer: &Grounding) -> String {
         md.push_str("Findings, each with the systems that govern it:\n");
         for f in &answer.findings {
             let systems: Vec<String> = f.systems.iter().map(|s| format!("`{}`", s.slug)).collect();
-            let hedge = match &f.hedge {
-                Some(h) => format!(" (possible: \"{}\")", h.trigger),
+            let hedge = match &f.trigger {
+                Some(t) => format!(" ({}: \"{}\")", f.assertion.as_str(), t.text),
                 None => String::new(),
             };
             md.push_str(&format!(

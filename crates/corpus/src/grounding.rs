@@ -115,6 +115,11 @@ pub struct Lexicon {
     pub generic_values: Vec<String>,
     /// Words after a number that make it an age ("67-year-old").
     pub age_words: Vec<String>,
+    /// Words that make a sentence report a finding a guideline may govern even with no
+    /// measured noun and no size ("coronary calcification", "lumbar spondylosis").
+    pub finding_words: Vec<String>,
+    /// Words that open a recommendation, not a finding ("Recommend", "Consider").
+    pub recommendation_words: Vec<String>,
     /// The section headings reports write, by kind.
     pub sections: Vec<SectionWords>,
 }
@@ -227,6 +232,8 @@ pub struct Ranking {
     pub search_hits: Weight<u32>,
     pub code_hits: Weight<u32>,
     pub finding_search_hits: Weight<u32>,
+    /// A finding lists a system only when it scores at least this share of its first.
+    pub finding_relative_floor: Weight<f64>,
     pub outcome_share: Weight<f64>,
     pub outcome_floor: Weight<f64>,
     pub organ_bonus: Weight<f64>,
@@ -588,9 +595,11 @@ fn validate_lexicon(lexicon: &Lexicon, corpus: &Corpus) -> Vec<Problem> {
         ("clause_breaks", &lexicon.clause_breaks),
         ("negations", &lexicon.negations),
         ("age_words", &lexicon.age_words),
+        ("recommendation_words", &lexicon.recommendation_words),
     ] {
         check_phrases(&mut r, &format!("$.{key}"), list, true);
     }
+    check_phrases(&mut r, "$.finding_words", &lexicon.finding_words, false);
     check_phrases(&mut r, "$.generic_values", &lexicon.generic_values, false);
     let mut headings: BTreeMap<&str, SectionKind> = BTreeMap::new();
     for (i, entry) in lexicon.sections.iter().enumerate() {
@@ -726,6 +735,13 @@ fn validate_ranking(ranking: &Ranking, corpus: &Corpus) -> Vec<Problem> {
     if ranking.search_hits.value == 0 || ranking.code_hits.value > ranking.search_hits.value {
         r.add("$.code_hits.value", "0 < code_hits <= search_hits");
     }
+    let floor = ranking.finding_relative_floor.value;
+    if !(floor > 0.0 && floor < 1.0) {
+        r.add(
+            "$.finding_relative_floor.value",
+            "a share of the first system's score: above 0 and below 1",
+        );
+    }
     if ranking.finding_search_hits.value == 0 {
         r.add(
             "$.finding_search_hits.value",
@@ -763,6 +779,10 @@ impl Ranking {
         out.push(("search_hits", &self.search_hits.reason));
         out.push(("code_hits", &self.code_hits.reason));
         out.push(("finding_search_hits", &self.finding_search_hits.reason));
+        out.push((
+            "finding_relative_floor",
+            &self.finding_relative_floor.reason,
+        ));
         out.push(("any_organ", &self.any_organ.reason));
         out
     }
@@ -877,8 +897,10 @@ pub fn emit(grounding: &Grounding, systems: &[(String, System)]) -> String {
          sections: {sections},\n    \
          modality_spellings: &{spellings:?},\n    \
          measured_nouns: {measured},\n    lesion_nouns: &{:?},\n    measure_words: &{:?},\n    \
-         clause_breaks: &{:?},\n    negations: &{:?},\n    generic_values: &{:?},\n    age_words: &{:?},\n}};\n",
-        lex.lesion_nouns, lex.measure_words, lex.clause_breaks, lex.negations, lex.generic_values, lex.age_words
+         clause_breaks: &{:?},\n    negations: &{:?},\n    generic_values: &{:?},\n    age_words: &{:?},\n    \
+         finding_words: &{:?},\n    recommendation_words: &{:?},\n}};\n",
+        lex.lesion_nouns, lex.measure_words, lex.clause_breaks, lex.negations, lex.generic_values, lex.age_words,
+        lex.finding_words, lex.recommendation_words
     )
     .unwrap();
     writeln!(out, "pub static CUES: &[Cue] = &[").unwrap();
@@ -941,12 +963,13 @@ pub fn emit(grounding: &Grounding, systems: &[(String, System)]) -> String {
     let r = &grounding.ranking;
     writeln!(
         out,
-        "pub static RANKING: Ranking = Ranking {{ search_hits: {}, code_hits: {}, finding_search_hits: {}, outcome_share: {:?}, \
+        "pub static RANKING: Ranking = Ranking {{ search_hits: {}, code_hits: {}, finding_search_hits: {}, finding_relative_floor: {:?}, outcome_share: {:?}, \
          outcome_floor: {:?}, organ_bonus: {:?}, organ_factor: {:?}, other_organ_factor: {:?}, \
          modality_factor: {:?}, other_modality_factor: {:?}, any_organ: {:?} }};",
         r.search_hits.value,
         r.code_hits.value,
         r.finding_search_hits.value,
+        r.finding_relative_floor.value,
         r.outcome_share.value,
         r.outcome_floor.value,
         r.organ_bonus.value,

@@ -1,0 +1,43 @@
+//! `ground FILE [json|markdown] [MAX_TOKENS]`: grounds a report from a file (or `-` for
+//! standard input) on the host, as `POST /api/v1/context` would, and prints the answer. For
+//! reading the grounding of a report while curating the corpus's grounding knowledge.
+
+use radref::context::{self, ContextQuery};
+use radref::knowledge::KNOWLEDGE;
+use std::io::Read;
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let Some(file) = args.first() else {
+        eprintln!("usage: ground FILE|- [json|markdown] [MAX_TOKENS]");
+        return ExitCode::from(2);
+    };
+    let mut text = String::new();
+    let read = if file == "-" {
+        std::io::stdin().read_to_string(&mut text).map(|_| ())
+    } else {
+        std::fs::read_to_string(file).map(|t| text = t)
+    };
+    if let Err(e) = read {
+        eprintln!("ground: {file}: {e}");
+        return ExitCode::FAILURE;
+    }
+    let format = args.get(1).cloned();
+    let query = match ContextQuery::new(Some(text), None, None, None, format, Some(false)) {
+        Ok(q) => q,
+        Err(e) => {
+            eprintln!("ground: {e:?}");
+            return ExitCode::from(2);
+        }
+    };
+    let answer = context::answer::ground(&KNOWLEDGE, &query);
+    match query.format {
+        context::Format::Json => println!(
+            "{}",
+            serde_json::to_string_pretty(&answer).unwrap_or_default()
+        ),
+        context::Format::Markdown => print!("{}", context::markdown(&answer)),
+    }
+    ExitCode::SUCCESS
+}
