@@ -113,6 +113,19 @@ pub fn ground(body: &Map<String, Value>, allowed: &[&str]) -> Result<ContextQuer
                 ApiError::bad_param("verified", "'verified' must be true or false")
             })?),
         };
+    let max_tokens = match body.get("max_tokens") {
+        None | Some(Value::Null) => None,
+        Some(v) => Some(v.as_number().and_then(integral).ok_or_else(|| {
+            ApiError::bad_param(
+                "max_tokens",
+                format!(
+                    "'max_tokens' must be an integer from {} to {}; got {v}",
+                    crate::context::MIN_MAX_TOKENS,
+                    crate::context::MAX_MAX_TOKENS
+                ),
+            )
+        })?),
+    };
     Ok(ContextQuery::new(
         text(body, "text")?,
         systems,
@@ -120,5 +133,6 @@ pub fn ground(body: &Map<String, Value>, allowed: &[&str]) -> Result<ContextQuer
         limit,
         text(body, "format")?,
         verified,
-    )?)
+    )?
+    .options(text(body, "detail")?, max_tokens)?)
 }

@@ -42,6 +42,23 @@ pub const MAX_LIMIT: usize = 8;
 /// checking them and the list echoed in the answer stay bounded whatever the body's size.
 pub const MAX_SYSTEMS: usize = 64;
 
+/// The markdown block's default token budget, and the range a request may ask for.
+pub const DEFAULT_MAX_TOKENS: usize = 2_000;
+pub const MIN_MAX_TOKENS: usize = 300;
+pub const MAX_MAX_TOKENS: usize = 32_000;
+
+/// How much of each selected system the JSON answer carries.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Detail {
+    /// The default: per system its scope, the decision units with only the rules that decide
+    /// (or, when none decides, none: the system's link has them all), and the outcomes the text
+    /// matched or decided (or its first few).
+    Compact,
+    /// Every unit's first rules and the first outcomes, as far as the answer's caps go.
+    Full,
+}
+
 /// The two output formats.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -69,9 +86,43 @@ pub struct ContextQuery {
     pub limit: usize,
     pub format: Format,
     pub verified: bool,
+    pub detail: Detail,
+    /// The markdown block's budget, in approximate tokens.
+    pub max_tokens: usize,
 }
 
 impl ContextQuery {
+    /// Sets the answer's detail (`compact`, `full`) and the markdown block's token budget.
+    pub fn options(
+        mut self,
+        detail: Option<String>,
+        max_tokens: Option<i64>,
+    ) -> Result<ContextQuery, FeatureError> {
+        self.detail = match detail.as_deref().map(str::trim) {
+            None | Some("") | Some("compact") => Detail::Compact,
+            Some("full") => Detail::Full,
+            Some(other) => {
+                return Err(FeatureError::argument(
+                    "detail",
+                    format!("'detail' must be compact or full; got '{other}'"),
+                ))
+            }
+        };
+        self.max_tokens = match max_tokens {
+            None => DEFAULT_MAX_TOKENS,
+            Some(n) if (MIN_MAX_TOKENS as i64..=MAX_MAX_TOKENS as i64).contains(&n) => n as usize,
+            Some(n) => {
+                return Err(FeatureError::argument(
+                    "max_tokens",
+                    format!(
+                        "'max_tokens' must be an integer from {MIN_MAX_TOKENS} to {MAX_MAX_TOKENS}; got {n}"
+                    ),
+                ))
+            }
+        };
+        Ok(self)
+    }
+
     /// Builds and checks a query. `text` may be empty when `systems` names systems.
     pub fn new(
         text: Option<String>,
@@ -167,6 +218,8 @@ impl ContextQuery {
             limit,
             format,
             verified: verified.unwrap_or(true),
+            detail: Detail::Compact,
+            max_tokens: DEFAULT_MAX_TOKENS,
         })
     }
 }
@@ -943,13 +996,13 @@ mod tests {
             .unwrap()
             .contains("FNA"));
         let md = to_markdown(&query);
-        assert!(md.contains("- Decided from the finding alone, "), "{md}");
+        assert!(md.contains("- Decided from the text, "), "{md}");
         assert!(
             md.contains("- The evaluator still needs: `composition` ("),
             "{md}"
         );
         assert!(md.contains(
-            "- Evaluate (what the finding states is filled in): /api/v1/systems/acr-ti-rads-2017/evaluate?max_diameter_mm=16&tr_level=TR4"
+            "- Evaluate (what the text states is filled in): /api/v1/systems/acr-ti-rads-2017/evaluate?max_diameter_mm=16&tr_level=TR4"
         ), "{md}");
     }
 
@@ -1221,22 +1274,39 @@ mod tests {
             );
             assert!(s.reasons.iter().any(|r| r.starts_with("organ: ")));
         }
-        // The answer an assistant gets is one cited block that quotes the report cut short.
+        // The answer an assistant gets is one cited block, per finding, within its budget;
+        // what does not fit is named at its end.
         query.limit = DEFAULT_LIMIT;
         let md = to_markdown(&query);
         assert!(md.contains("References:\n[1] "));
+        assert!(
+            md.contains("### Finding 1: \"Incidental 8 mm solid pulmonary nodule"),
+            "{md}"
+        );
+        assert!(md.contains("Governed by "), "{md}");
+        let tokens = crate::corpus::text::approx_tokens(&md);
+        assert!(tokens <= DEFAULT_MAX_TOKENS, "{tokens} tokens");
+        assert!(
+            md.contains("Not shown within the budget of 2000 tokens: findings "),
+            "{md}"
+        );
+        for budget in [MIN_MAX_TOKENS, 1_000, 4_000] {
+            query.max_tokens = budget;
+            let md = to_markdown(&query);
+            let tokens = crate::corpus::text::approx_tokens(&md);
+            assert!(tokens <= budget, "{tokens} tokens for a budget of {budget}");
+        }
+        // With room for it all, every selected system has its block.
+        query.max_tokens = MAX_MAX_TOKENS;
+        let md = to_markdown(&query);
+        assert!(!md.contains("Not shown within the budget"), "{md}");
         for s in &selected[..DEFAULT_LIMIT] {
             assert!(
-                md.contains(&format!("`{}`", s.system.slug)),
+                md.contains(&format!("`{}`)\n", s.system.slug)),
                 "{}",
                 s.system.slug
             );
         }
-        let quoted = md.lines().find(|l| l.starts_with("Finding: ")).unwrap();
-        assert!(
-            quoted.ends_with('…') && quoted.chars().count() <= 610,
-            "{quoted}"
-        );
     }
 }
 

@@ -932,20 +932,8 @@ fn components() -> Value {
                                 "assertion": { "type": "string", "enum": ["negated", "historical", "hypothetical", "family"] }, "trigger": { "type": "string" },
                                 "trigger_span": { "type": "array", "items": { "type": "integer" }, "minItems": 2, "maxItems": 2 } } } } } },
                     "note": { "type": "string", "description": "Present when nothing was asked for." },
-                    "findings": { "type": "array", "description": "The text's findings: the sentences of its findings and impression sections (or of a text without headings) that report on an organ or something measured, impression first, each with its section, its assertion (present, or possible with the hedge), its [start, end) character span and its own systems, best first. A report of several findings offers each finding's first system at the top level too.",
-                        "items": { "type": "object", "required": ["text", "span", "section", "assertion", "systems"], "properties": {
-                            "text": { "type": "string" },
-                            "span": { "type": "array", "items": { "type": "integer" }, "minItems": 2, "maxItems": 2 },
-                            "section": { "enum": ["history", "technique", "comparison", "findings", "impression", null] },
-                            "assertion": { "type": "string", "enum": ["present", "possible"] },
-                            "hedge": { "type": "object" },
-                            "evaluation": { "type": "object", "description": "What the finding's first system's evaluator makes of the finding's own words (when the system has decision units): the inputs they state, the units they decide, the input ids still needed and the evaluate link.",
-                                "required": ["slug", "prefilled", "decided", "missing", "link"], "properties": {
-                                "slug": { "type": "string" }, "prefilled": { "type": "object" }, "decided": { "type": "array", "items": { "type": "object" } },
-                                "missing": { "type": "array", "items": { "type": "string" } }, "link": { "type": "string" } } },
-                            "systems": { "type": "array", "items": { "type": "object", "required": ["slug", "name", "score", "reasons"], "properties": {
-                                "slug": { "type": "string" }, "name": { "type": "string" }, "score": { "type": "number" },
-                                "reasons": { "type": "array", "items": { "type": "string" } } } } } } } },
+                    "findings": { "type": "array", "description": "The text's findings: the sentences of its findings and impression sections (or of a text without headings) that report something a guideline may govern (a measured noun such as nodule, cyst, mass, laceration, or a finding word of the grounding lexicon), each with its section, its assertion and the trigger that decided it, its [start, end) character span and its own systems, best first. Present and possible findings come first (impression first, at most 24, each ranked); then the findings the text rules out (absent or historical, with no system, at most 48). Each grounded finding carries the evaluator inputs of its first system read from its words (each with the span it came from), the inputs still missing (with their definitions) and what the evaluator decides (the cited rule and outcome).",
+                        "items": context_finding_schema() },
                     "more_findings": { "type": "integer", "description": "Findings past the most grounded per text (24), counted, not grounded." },
                     "withheld_systems": { "type": "array", "description": "With verified=true: systems that match the finding and would have been selected, left out because their entry's status is draft or retired (at most three).",
                         "items": { "type": "object", "required": ["slug", "name", "status", "score", "reason"],
@@ -954,6 +942,11 @@ fn components() -> Value {
                 }
             },
             "Evaluation": evaluation_schema(),
+            "MissingInput": { "type": "object", "required": ["id", "label", "type"], "description": "An evaluator input still needed, with what it takes.",
+                "properties": { "id": { "type": "string" }, "label": { "type": "string" },
+                    "type": { "type": "string", "enum": ["enum", "multi", "number", "boolean"] },
+                    "unit": { "type": "string" }, "values": { "type": "array", "items": { "type": "string" }, "description": "The allowed values (enum and multi)." },
+                    "min": { "type": "number" }, "max": { "type": "number" } } },
             "Coverage": { "type": "object", "required": ["totals", "covered", "not_covered"], "properties": {
                 "notice": { "type": "string" }, "totals": { "type": "object" },
                 "by_family": { "type": "array", "items": { "type": "object" } },
@@ -1069,6 +1062,37 @@ fn components() -> Value {
     components
 }
 
+/// One finding of a context answer (kept apart from the components so the `json!` macro
+/// stays within its recursion limit).
+fn context_finding_schema() -> Value {
+    json!({ "type": "object", "required": ["text", "span", "section", "assertion", "systems", "inputs", "missing"], "properties": {
+                            "text": { "type": "string" },
+                            "span": { "type": "array", "items": { "type": "integer" }, "minItems": 2, "maxItems": 2 },
+                            "section": { "enum": ["history", "technique", "comparison", "findings", "impression", null] },
+                            "assertion": { "type": "string", "enum": ["present", "possible", "absent", "historical"], "description": "absent: negated, asked about (hypothetical) or about a relative; historical: in the past or resolved; possible: hedged." },
+                            "trigger": { "type": "object", "required": ["text", "span", "category"], "description": "The trigger phrase (corpus/grounding/assertions.json) that made the finding possible, absent or historical.",
+                                "properties": { "text": { "type": "string" }, "span": { "type": "array", "items": { "type": "integer" }, "minItems": 2, "maxItems": 2 },
+                                    "category": { "type": "string", "enum": ["negated", "possible", "historical", "hypothetical", "family"] } } },
+                            "inputs": { "type": "array", "description": "Evaluator inputs of the finding's first system read from its words.",
+                                "items": { "type": "object", "required": ["id", "value", "text", "span"], "properties": {
+                                    "id": { "type": "string" }, "value": { "anyOf": [ { "type": "string" }, { "type": "number" }, { "type": "boolean" }, { "type": "array", "items": { "type": "string" } } ] },
+                                    "text": { "type": "string" }, "span": { "type": "array", "items": { "type": "integer" }, "minItems": 2, "maxItems": 2 } } } },
+                            "missing": { "type": "array", "description": "The inputs that system's evaluator still needs, with their definitions.", "items": { "$ref": "#/components/schemas/MissingInput" } },
+                            "evaluation": { "type": "object", "description": "What the finding's first system's evaluator decides from the inputs read (when the system has decision units), and the evaluate link prefilled with them.",
+                                "required": ["slug", "decided", "link"], "properties": {
+                                "slug": { "type": "string" }, "decided": { "type": "array", "items": { "type": "object", "required": ["unit", "title", "answer"], "properties": {
+                                    "unit": { "type": "string" }, "title": { "type": "string" }, "answer": { "type": "string" },
+                                    "verification": { "type": ["string", "null"], "enum": ["draft", "verified", null] },
+                                    "rule": { "$ref": "#/components/schemas/Line" },
+                                    "outcome": { "type": "object", "required": ["code", "label", "definition", "management"], "properties": {
+                                        "code": { "type": "string" }, "label": { "type": "string" }, "definition": { "$ref": "#/components/schemas/Line" },
+                                        "management": { "type": "array", "items": { "$ref": "#/components/schemas/Line" } } } } } } },
+                                "link": { "type": "string" } } },
+                            "systems": { "type": "array", "items": { "type": "object", "required": ["slug", "name", "score", "reasons"], "properties": {
+                                "slug": { "type": "string" }, "name": { "type": "string" }, "score": { "type": "number" },
+                                "reasons": { "type": "array", "items": { "type": "string" } } } } } } })
+}
+
 /// One system of a context answer (kept apart from the components so the `json!` macro stays
 /// within its recursion limit).
 fn context_system_schema() -> Value {
@@ -1090,11 +1114,7 @@ fn context_system_schema() -> Value {
                     "properties": { "unit": { "type": "string" }, "title": { "type": "string" }, "answer": { "type": "string", "description": "The outcome code and label, or the result." },
                         "verification": { "type": ["string", "null"], "enum": ["draft", "verified", null], "description": "The deciding rule's verification." } } } },
             "missing_inputs": { "type": "array", "description": "The inputs the evaluator still needs (its `missing`) after the prefilled ones, with the ids the evaluate route takes.",
-                "items": { "type": "object", "required": ["id", "label", "type"],
-                    "properties": { "id": { "type": "string" }, "label": { "type": "string" },
-                        "type": { "type": "string", "enum": ["enum", "multi", "number", "boolean"] },
-                        "unit": { "type": "string" }, "values": { "type": "array", "items": { "type": "string" }, "description": "The allowed values (enum and multi)." },
-                        "min": { "type": "number" }, "max": { "type": "number" } } } },
+                "items": { "$ref": "#/components/schemas/MissingInput" } },
             "references": { "type": "object", "additionalProperties": { "type": "string" } },
             "withheld_draft_lines": { "type": "integer" },
             "withheld_note": { "type": "string" },

@@ -100,6 +100,17 @@ use Place::{Body, NullableBody, Path, Query};
 
 /// The formats of a grounding answer; `md` is short for markdown.
 pub const CONTEXT_FORMATS: &[&str] = &["json", "markdown", "md"];
+/// How much of each system a grounding's JSON carries.
+pub const CONTEXT_DETAILS: &[&str] = &["compact", "full"];
+const DETAIL_ABOUT: &str = "compact (default): per system its scope, the rules that decide and the outcomes matched or decided, with the link to the whole system; full: every unit's first rules and the first outcomes.";
+/// The markdown block's token budget.
+const MAX_TOKENS: Kind = Kind::Integer {
+    min: context::MIN_MAX_TOKENS,
+    max: context::MAX_MAX_TOKENS,
+    default: context::DEFAULT_MAX_TOKENS,
+};
+const MAX_TOKENS_ABOUT: &str = "The markdown block's budget in approximate tokens (4 characters each): findings and systems that do not fit are named at its end, not silently cut.";
+
 /// The formats of an evaluation.
 pub const EVALUATION_FORMATS: &[&str] = &["json", "markdown"];
 
@@ -195,6 +206,8 @@ const GET_CONTEXT: &[Arg] = &[
     arg("format", None, Query, Kind::Choice(CONTEXT_FORMATS), false, "json (default) or markdown (md)."),
     arg("verified", None, Query, Kind::Boolean { default: true }, false,
         "Only current systems and verified lines (default); false includes drafts, flagged, for curation or research."),
+    arg("detail", None, Query, Kind::Choice(CONTEXT_DETAILS), false, DETAIL_ABOUT),
+    arg("max_tokens", None, Query, MAX_TOKENS, false, MAX_TOKENS_ABOUT),
 ];
 
 const POST_CONTEXT: &[Arg] = &[
@@ -254,6 +267,22 @@ const POST_CONTEXT: &[Arg] = &[
         Kind::Boolean { default: true },
         false,
         "Only current systems and verified lines (default); false includes drafts, flagged.",
+    ),
+    arg(
+        "detail",
+        Some("detail"),
+        NullableBody,
+        Kind::Choice(CONTEXT_DETAILS),
+        false,
+        DETAIL_ABOUT,
+    ),
+    arg(
+        "max_tokens",
+        Some("max_tokens"),
+        NullableBody,
+        MAX_TOKENS,
+        false,
+        MAX_TOKENS_ABOUT,
     ),
 ];
 

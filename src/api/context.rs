@@ -51,7 +51,7 @@ fn from_body(request: &Request) -> Result<ContextQuery, ApiError> {
         .map_err(|e| ApiError::bad_request(format!("invalid JSON body: {e}")))?;
     let serde_json::Value::Object(body) = body else {
         return Err(ApiError::bad_request(
-            "the body must be a JSON object {text?, systems?, organ?, limit?, format?, verified?}",
+            "the body must be a JSON object {text?, systems?, organ?, limit?, format?, verified?, detail?, max_tokens?}",
         ));
     };
     let op = Op::Context(ContextOp::PostGroundedContext);
@@ -90,6 +90,19 @@ fn from_query(request: &Request) -> Result<ContextQuery, ApiError> {
             ),
         ));
     }
+    let max_tokens = match request.get("max_tokens")? {
+        None => None,
+        Some(v) => Some(v.trim().parse::<i64>().map_err(|_| {
+            ApiError::bad_param(
+                "max_tokens",
+                format!(
+                    "'max_tokens' must be an integer from {} to {}; got '{v}'",
+                    ctx::MIN_MAX_TOKENS,
+                    ctx::MAX_MAX_TOKENS
+                ),
+            )
+        })?),
+    };
     Ok(ContextQuery::new(
         q,
         systems,
@@ -97,5 +110,6 @@ fn from_query(request: &Request) -> Result<ContextQuery, ApiError> {
         limit,
         request.get("format")?,
         boolean(request, "verified", Refusal::BadRequest)?,
-    )?)
+    )?
+    .options(request.get("detail")?, max_tokens)?)
 }

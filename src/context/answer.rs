@@ -9,7 +9,7 @@
 use super::assertion::RuledOut;
 use super::findings::Assertion;
 use super::prefill;
-use super::{rank_with_withheld, ContextQuery, Selected, Withheld};
+use super::{rank_with_withheld, ContextQuery, Detail, Selected, Withheld};
 use crate::corpus::compiled::{self, Logic, SYSTEMS};
 use crate::corpus::evaluate::{self as evaluator, Cited, Evaluation, Given, UnitStatus};
 use crate::corpus::source::{
@@ -22,6 +22,8 @@ use std::collections::BTreeMap;
 
 /// Outcomes and rules shown per system, at most.
 const MAX_OUTCOMES: usize = 8;
+/// Outcomes a compact answer shows when the text matched or decided none.
+const COMPACT_OUTCOMES: usize = 3;
 const MAX_RULES_PER_UNIT: usize = 12;
 const MAX_UNITS: usize = 4;
 
@@ -118,6 +120,8 @@ pub struct QueryEcho {
     pub organ: Option<String>,
     pub limit: usize,
     pub verified: bool,
+    pub detail: Detail,
+    pub max_tokens: usize,
 }
 
 /// What was read from the finding.
@@ -368,12 +372,14 @@ impl Evaluated {
     }
 }
 
-/// One selected system's context.
+/// One selected system's context. A compact one carries the rules that decide and the
+/// outcomes matched or decided (or the first few), not every unit's rules.
 fn system_context(
     knowledge: &Knowledge,
     sel: &Selected,
     finding: &text::WordIndex,
     verified: bool,
+    detail: Detail,
 ) -> SystemContext {
     let system = sel.system;
     let logic = compiled::logic(sel.index);
@@ -382,10 +388,45 @@ fn system_context(
         verified,
         withheld: 0,
     };
-    let matched = &sel.matched_codes;
-    let outcomes: Vec<OutcomeContext> = logic
-        .map(|l| outcome_order(&l.outcomes, matched))
-        .unwrap_or_default()
+    // The outcomes the text names, then those the evaluator decides from it.
+    let mut matched: Vec<&str> = sel.matched_codes.clone();
+    let mut decided_codes: Vec<&str> = Vec::new();
+    let decided_units: Vec<(&str, Option<usize>)> = evaluated
+        .as_ref()
+        .and_then(|e| e.evaluation.as_ref())
+        .map(|e| {
+            e.units
+                .iter()
+                .filter(|u| u.status == UnitStatus::Decided)
+                .map(|u| (u.id, u.rule.as_ref().and_then(|r| r.index)))
+                .collect()
+        })
+        .unwrap_or_default();
+    if let Some(e) = evaluated.as_ref().and_then(|e| e.evaluation.as_ref()) {
+        for u in e.units.iter().filter(|u| u.status == UnitStatus::Decided) {
+            if let Some(o) = u.outcome {
+                decided_codes.push(&o.code);
+                if !matched.contains(&o.code.as_str()) {
+                    matched.push(&o.code);
+                }
+            }
+        }
+    }
+    let all = logic.map(|l| &l.outcomes[..]).unwrap_or_default();
+    let shown: Vec<&'static Outcome> = match detail {
+        Detail::Full => outcome_order(all, &matched),
+        // Compact: what the evaluator decides; else what the text names, best first; else
+        // the first few (the system's link has them all).
+        Detail::Compact if !decided_codes.is_empty() => all
+            .iter()
+            .filter(|o| decided_codes.contains(&o.code.as_str()))
+            .collect(),
+        Detail::Compact => outcome_order(all, &matched)
+            .into_iter()
+            .take(COMPACT_OUTCOMES)
+            .collect(),
+    };
+    let outcomes: Vec<OutcomeContext> = shown
         .into_iter()
         .map(|o| OutcomeContext {
             code: &o.code,
@@ -402,11 +443,19 @@ fn system_context(
         .iter()
         .take(MAX_UNITS)
         .map(|u| {
+            let deciding = decided_units
+                .iter()
+                .find(|(id, _)| *id == u.id.as_str())
+                .and_then(|(_, rule)| *rule);
             let rules = u
                 .rules
                 .iter()
-                .take(MAX_RULES_PER_UNIT)
-                .filter_map(|r| {
+                .enumerate()
+                .filter(|(k, _)| match detail {
+                    Detail::Full => *k < MAX_RULES_PER_UNIT,
+                    Detail::Compact => Some(*k) == deciding,
+                })
+                .filter_map(|(_, r)| {
                     keep.line(r).map(|line| RuleLine {
                         line,
                         outcome: r.outcome.as_deref(),
@@ -572,7 +621,7 @@ pub fn ground(knowledge: &Knowledge, query: &ContextQuery) -> Grounding {
     let finding_words = text::WordIndex::new(&words);
     let systems = selected
         .iter()
-        .map(|sel| system_context(knowledge, sel, &finding_words, query.verified))
+        .map(|sel| system_context(knowledge, sel, &finding_words, query.verified, query.detail))
         .collect();
     let nothing = crate::input::is_blank(&query.text) && query.systems.is_empty();
     Grounding {
@@ -583,6 +632,8 @@ pub fn ground(knowledge: &Knowledge, query: &ContextQuery) -> Grounding {
             organ: query.organ.clone(),
             limit: query.limit,
             verified: query.verified,
+            detail: query.detail,
+            max_tokens: query.max_tokens,
         },
         finding: FindingRead {
             organs: finding.organs,

@@ -343,6 +343,8 @@ fn rank(
         limit: SYSTEMS_PER_FINDING,
         format: query.format,
         verified: query.verified,
+        detail: query.detail,
+        max_tokens: query.max_tokens,
     };
     // The whole report was searched with its typo walks; a finding's own words match exactly.
     let hits = search::search_exact(text, knowledge.ranking.finding_search_hits);

@@ -1,16 +1,26 @@
 //! The grounding answer as one markdown block for an assistant's prompt, rendered from the
-//! typed answer: per system the reasons it was selected, its cited lines `[n, locator]`
-//! (flagged when draft), what the finding alone decides, what the evaluator still needs and the
-//! link that evaluates it; then the numbered references and a token estimate.
+//! typed answer and bounded by the query's token budget (`max_tokens`).
+//!
+//! The block is per finding: each present or possible finding of the text with its assertion,
+//! the system that governs it, the inputs read from its words, what the evaluator decides
+//! (outcome, rule and management, cited) and what it still needs; then, per selected system,
+//! its scope and the lines the answer carries; then what the text rules out. Every clinical
+//! line is cited `[n, locator]` against the numbered references at the end and flagged when
+//! draft. Blocks are added in that order while they fit the budget; what does not fit is named
+//! at the end, never silently cut.
 
-use super::answer::{CitedLine, Grounding, SystemContext};
+use super::answer::{CitedLine, FindingContext, Grounding, SystemContext};
+use crate::corpus::compiled::{self, SYSTEMS};
+use crate::corpus::evaluate::given_text;
 use crate::corpus::source::Verification;
 use crate::corpus::text::approx_tokens;
 
-/// Missing inputs the block describes; the others it names by id.
+/// Missing inputs described per finding or system; the others are named by id.
 const MAX_MISSING_SHOWN: usize = 5;
-/// Ruled-out phrases the block quotes; the others it counts.
-const MAX_RULED_OUT_SHOWN: usize = 12;
+/// Ruled-out findings the block quotes; the others it counts.
+const MAX_RULED_OUT_SHOWN: usize = 16;
+/// Tokens kept back for the block's end: what was left out, and the token line.
+const FOOTER_RESERVE: usize = 120;
 
 /// The text on one line, cut at `max` characters with an ellipsis.
 fn one_line(s: &str, max: usize) -> String {
@@ -32,16 +42,12 @@ fn draft_flag(verification: Option<Verification>) -> &'static str {
 }
 
 /// The numbered references of the block, in the order lines first cite them.
-#[derive(Default)]
+#[derive(Clone, Default)]
 struct References(Vec<String>);
 
 impl References {
-    fn number(&mut self, system: &SystemContext, id: &str) -> usize {
-        let text = format!(
-            "{} ({})",
-            system.references.get(id).map_or(id, String::as_str),
-            system.slug
-        );
+    fn number(&mut self, slug: &str, citation: String) -> usize {
+        let text = format!("{citation} ({slug})");
         match self.0.iter().position(|r| *r == text) {
             Some(i) => i + 1,
             None => {
@@ -50,160 +56,265 @@ impl References {
             }
         }
     }
+
+    fn render(&self) -> String {
+        if self.0.is_empty() {
+            return String::new();
+        }
+        let mut out = String::from("References:\n");
+        for (i, r) in self.0.iter().enumerate() {
+            out.push_str(&format!("[{}] {}\n", i + 1, r));
+        }
+        out
+    }
 }
 
-/// The markdown block of a grounding answer.
-pub fn markdown(answer: &Grounding) -> String {
-    let notice = answer.notice;
-    let mut md = String::new();
-    let mut refs = References::default();
-    md.push_str("## radref grounded context\n\n");
-    md.push_str(&format!("> {notice}\n\n"));
-    if !answer.query.text.trim().is_empty() {
-        md.push_str(&format!(
-            "Finding: {}\n\n",
-            one_line(&answer.query.text, 600)
+/// The block as it grows: blocks are added while the budget allows.
+struct Block {
+    md: String,
+    refs: References,
+    budget: usize,
+    left_out: Vec<LeftOut>,
+}
+
+/// A block the budget left out.
+enum LeftOut {
+    Finding(usize),
+    System(&'static str),
+    RuledOut,
+}
+
+impl Block {
+    /// A cited line: `- {prefix}{text} [n, locator]`, flagged when draft.
+    fn line(&mut self, out: &mut String, slug: &str, prefix: &str, l: &CitedLine) {
+        let citation = self.citation(slug, l.citation);
+        let n = self.refs.number(slug, citation);
+        out.push_str(&format!(
+            "- {prefix}{} [{n}, {}]{}\n",
+            one_line(l.text, 400),
+            one_line(l.locator, 80),
+            draft_flag(Some(l.verification)),
         ));
     }
-    let ruled = &answer.finding.ruled_out;
-    if !ruled.is_empty() {
-        let shown: Vec<String> = ruled
+
+    /// A reference id as its citation string, every author listed, from the system's logic.
+    fn citation(&self, slug: &str, id: &str) -> String {
+        SYSTEMS
             .iter()
-            .take(MAX_RULED_OUT_SHOWN)
-            .map(|r| {
-                format!(
-                    "\"{}\" ({}: \"{}\")",
-                    one_line(&r.text, 60),
-                    r.assertion.as_str(),
-                    r.trigger
-                )
-            })
-            .collect();
-        let more = ruled.len().saturating_sub(MAX_RULED_OUT_SHOWN);
-        let more = if more > 0 {
-            format!("; and {more} more")
-        } else {
-            String::new()
-        };
-        md.push_str(&format!(
-            "Ruled out by the text, so not grounded: {}{more}.\n\n",
-            shown.join("; ")
-        ));
+            .position(|s| s.slug == slug)
+            .and_then(compiled::logic)
+            .and_then(|l| l.references.get(id))
+            .map(super::answer::cite)
+            .unwrap_or_else(|| id.to_string())
     }
-    if answer.findings.len() > 1 {
-        md.push_str("Findings, each with the systems that govern it:\n");
-        for f in &answer.findings {
-            let systems: Vec<String> = f.systems.iter().map(|s| format!("`{}`", s.slug)).collect();
-            let hedge = match &f.trigger {
-                Some(t) => format!(" ({}: \"{}\")", f.assertion.as_str(), t.text),
-                None => String::new(),
-            };
-            md.push_str(&format!(
-                "- \"{}\"{hedge}: {}\n",
-                one_line(&f.text, 160),
-                if systems.is_empty() {
-                    "no system".to_string()
-                } else {
-                    systems.join(", ")
-                }
-            ));
+
+    /// Adds a block built by `build` when it fits the budget; otherwise names it as left out
+    /// and forgets the references it numbered.
+    fn add(&mut self, name: LeftOut, build: impl FnOnce(&mut Self, &mut String)) -> bool {
+        let saved = self.refs.clone();
+        let mut out = String::new();
+        build(self, &mut out);
+        let after =
+            approx_tokens(&self.md) + approx_tokens(&out) + approx_tokens(&self.refs.render());
+        if after + FOOTER_RESERVE <= self.budget {
+            self.md.push_str(&out);
+            true
+        } else {
+            self.refs = saved;
+            self.left_out.push(name);
+            false
         }
-        if answer.more_findings > 0 {
-            md.push_str(&format!(
-                "- and {} more findings, not grounded (the most per text is reached)\n",
-                answer.more_findings
-            ));
-        }
-        md.push('\n');
+    }
+}
+
+/// The markdown block of a grounding answer, within `answer.query.max_tokens`.
+pub fn markdown(answer: &Grounding) -> String {
+    let mut b = Block {
+        md: String::new(),
+        refs: References::default(),
+        budget: answer.query.max_tokens,
+        left_out: Vec::new(),
+    };
+    b.md.push_str("## radref grounded context\n\n");
+    b.md.push_str(&format!("> {}\n\n", answer.notice));
+    let grounded: Vec<&FindingContext> = answer
+        .findings
+        .iter()
+        .filter(|f| f.assertion.grounded())
+        .collect();
+    let ruled: Vec<&FindingContext> = answer
+        .findings
+        .iter()
+        .filter(|f| !f.assertion.grounded())
+        .collect();
+    if grounded.len() <= 1 && !answer.query.text.trim().is_empty() {
+        b.md.push_str(&format!(
+            "Finding: {}\n\n",
+            one_line(&answer.query.text, 300)
+        ));
+    } else if !grounded.is_empty() {
+        b.md.push_str(&format!(
+            "The report's findings: {} grounded (impression first){}.\n\n",
+            grounded.len(),
+            if ruled.is_empty() {
+                String::new()
+            } else {
+                format!(", {} ruled out by the text", ruled.len())
+            }
+        ));
     }
     if !answer.withheld_systems.is_empty() {
-        md.push_str("Left out because their entries are not current (ask with verified=false to include them): ");
         let names: Vec<String> = answer
             .withheld_systems
             .iter()
             .map(|w| format!("{} (`{}`, {})", w.name, w.slug, w.status.as_str()))
             .collect();
-        md.push_str(&names.join("; "));
-        md.push_str(".\n\n");
+        b.md.push_str(&format!(
+            "Left out because their entries are not current (ask with verified=false to include them): {}.\n\n",
+            names.join("; ")
+        ));
     }
     if answer.systems.is_empty() {
-        md.push_str("No system in the corpus matched this finding.\n");
+        b.md.push_str("No system in the corpus matched this text.\n\n");
+    }
+    // A report of several findings: one block per finding first.
+    if grounded.len() > 1 {
+        for (i, f) in grounded.iter().enumerate() {
+            b.add(LeftOut::Finding(i + 1), |b, out| {
+                finding_block(b, out, i + 1, f)
+            });
+        }
     }
     for system in &answer.systems {
-        md.push_str(&format!(
-            "### {} ({}, {}; `{}`)\n",
-            system.name,
-            system.family.as_str(),
-            system.status.as_str(),
-            system.slug,
+        b.add(LeftOut::System(system.slug), |b, out| {
+            system_block(b, out, system)
+        });
+    }
+    let ruled_out_phrases = &answer.finding.ruled_out;
+    if !ruled.is_empty() || !ruled_out_phrases.is_empty() {
+        b.add(LeftOut::RuledOut, |_, out| {
+            ruled_block(out, &ruled, ruled_out_phrases.len())
+        });
+    }
+    if answer.more_findings > 0 {
+        b.md.push_str(&format!(
+            "{} more findings were not grounded (the most per text is reached).\n\n",
+            answer.more_findings
         ));
-        if !system.why.reasons.is_empty() {
-            md.push_str(&format!(
-                "Selected for: {}.\n",
-                system.why.reasons.join("; ")
-            ));
-        }
-        let mut line = |md: &mut String, prefix: &str, l: &CitedLine| {
-            let n = refs.number(system, l.citation);
-            md.push_str(&format!(
-                "- {prefix}{} [{n}, {}]{}\n",
-                one_line(l.text, 400),
-                one_line(l.locator, 80),
-                draft_flag(Some(l.verification)),
-            ));
-        };
-        for l in &system.scope {
-            line(&mut md, "Scope: ", l);
-        }
-        for o in &system.outcomes {
-            let code = o.code;
-            if let Some(l) = &o.definition {
-                line(&mut md, &format!("{code}: "), l);
-            }
-            if let Some(l) = &o.risk {
-                line(&mut md, &format!("{code} risk: "), l);
-            }
-            for m in &o.management {
-                line(&mut md, &format!("{code} management: "), m);
-            }
-        }
-        for u in &system.decision_units {
-            for r in &u.rules {
-                line(&mut md, "Rule: ", &r.line);
-            }
-        }
-        evaluator_lines(&mut md, system);
-        if let Some(note) = &system.withheld_note {
-            md.push_str(&format!("- {note}.\n"));
-        }
-        md.push('\n');
     }
-    if !refs.0.is_empty() {
-        md.push_str("References:\n");
-        for (i, r) in refs.0.iter().enumerate() {
-            md.push_str(&format!("[{}] {}\n", i + 1, r));
-        }
+    let mut md = b.md;
+    if !b.left_out.is_empty() {
+        md.push_str(&format!(
+            "Not shown within the budget of {} tokens: {}. The JSON answer has them all; or ask with a larger max_tokens.\n\n",
+            answer.query.max_tokens,
+            left_out(&b.left_out)
+        ));
     }
+    md.push_str(&b.refs.render());
     let tokens = approx_tokens(&md);
     md.push_str(&format!(
-        "\n<!-- radref context: about {tokens} tokens -->\n"
+        "\n<!-- radref context: about {tokens} tokens (budget {}) -->\n",
+        answer.query.max_tokens
     ));
     md
 }
 
-/// The evaluator's part of a system's block: what the finding alone decides, what the
-/// evaluator still needs (ids as it takes them) and the link that evaluates the finding.
-fn evaluator_lines(md: &mut String, system: &SystemContext) {
-    for d in &system.decided {
-        md.push_str(&format!(
-            "- Decided from the finding alone, {}: {}{}.\n",
-            d.title,
-            d.answer,
-            draft_flag(d.verification),
-        ));
+/// What the budget left out, in a few words: finding numbers, system slugs.
+fn left_out(blocks: &[LeftOut]) -> String {
+    let findings: Vec<String> = blocks
+        .iter()
+        .filter_map(|b| match b {
+            LeftOut::Finding(n) => Some(n.to_string()),
+            _ => None,
+        })
+        .collect();
+    let systems: Vec<String> = blocks
+        .iter()
+        .filter_map(|b| match b {
+            LeftOut::System(slug) => Some(format!("`{slug}`")),
+            _ => None,
+        })
+        .collect();
+    let mut parts = Vec::new();
+    if !findings.is_empty() {
+        parts.push(format!("findings {}", findings.join(", ")));
     }
-    let inputs = &system.missing_inputs;
-    // The first few with what they take; the rest by id, to keep the block short.
+    if !systems.is_empty() {
+        parts.push(format!("the systems {}", systems.join(", ")));
+    }
+    if blocks.iter().any(|b| matches!(b, LeftOut::RuledOut)) {
+        parts.push("the list of what the text rules out".to_string());
+    }
+    parts.join("; ")
+}
+
+/// One finding: its words, assertion and section, its governing system, what was read from
+/// it, what the evaluator decides (cited) and still needs.
+fn finding_block(b: &mut Block, out: &mut String, n: usize, f: &FindingContext) {
+    let section = f.section.map(|s| format!("{s:?}").to_lowercase());
+    let mut about = vec![f.assertion.as_str().to_string()];
+    if let Some(t) = &f.trigger {
+        about[0] = format!("{} (\"{}\")", f.assertion.as_str(), t.text);
+    }
+    if let Some(s) = section {
+        about.push(s);
+    }
+    out.push_str(&format!(
+        "### Finding {n}: \"{}\" ({})\n",
+        one_line(&f.text, 200),
+        about.join(", ")
+    ));
+    let Some(first) = f.systems.first() else {
+        out.push_str("No system in the corpus governs it.\n\n");
+        return;
+    };
+    let others: Vec<String> = f.systems[1..]
+        .iter()
+        .map(|s| format!("`{}`", s.slug))
+        .collect();
+    out.push_str(&format!(
+        "Governed by {} (`{}`){}.\n",
+        first.name,
+        first.slug,
+        if others.is_empty() {
+            String::new()
+        } else {
+            format!("; also {}", others.join(", "))
+        }
+    ));
+    if !f.inputs.is_empty() {
+        let read: Vec<String> = f
+            .inputs
+            .iter()
+            .map(|i| format!("`{}` = {} (\"{}\")", i.id, given_text(&i.value), i.text))
+            .collect();
+        out.push_str(&format!("- Read from the text: {}.\n", read.join("; ")));
+    }
+    if let Some(e) = &f.evaluation {
+        for d in &e.decided {
+            out.push_str(&format!(
+                "- Decided, {}: **{}**{}.\n",
+                d.title,
+                d.answer,
+                draft_flag(d.verification)
+            ));
+            if let Some(rule) = &d.rule {
+                b.line(out, e.slug, "Rule: ", rule);
+            }
+            if let Some(o) = &d.outcome {
+                for m in &o.management {
+                    b.line(out, e.slug, &format!("{} management: ", o.code), m);
+                }
+            }
+        }
+        missing_line(out, &f.missing);
+        out.push_str(&format!("- Evaluate: {}\n", e.link));
+    }
+    out.push('\n');
+}
+
+/// The inputs an evaluator still needs: the first few with what they take, the rest by id.
+fn missing_line(out: &mut String, inputs: &[super::answer::MissingInput]) {
     let mut missing: Vec<String> = inputs
         .iter()
         .take(MAX_MISSING_SHOWN)
@@ -224,15 +335,105 @@ fn evaluator_lines(md: &mut String, system: &SystemContext) {
         missing.push(format!("and {}", rest.join(", ")));
     }
     if !missing.is_empty() {
-        md.push_str(&format!(
+        out.push_str(&format!(
             "- The evaluator still needs: {}.\n",
             missing.join("; ")
         ));
     }
+}
+
+/// One selected system: why it was selected, its scope, the outcomes and rules the answer
+/// carries, and the evaluator's part.
+fn system_block(b: &mut Block, out: &mut String, system: &SystemContext) {
+    out.push_str(&format!(
+        "### {} ({}, {}; `{}`)\n",
+        system.name,
+        system.family.as_str(),
+        system.status.as_str(),
+        system.slug,
+    ));
+    if !system.why.reasons.is_empty() {
+        out.push_str(&format!(
+            "Selected for: {}.\n",
+            system.why.reasons.join("; ")
+        ));
+    }
+    let slug = system.slug;
+    for l in &system.scope {
+        b.line(out, slug, "Scope: ", l);
+    }
+    for o in &system.outcomes {
+        let code = o.code;
+        if let Some(l) = &o.definition {
+            b.line(out, slug, &format!("{code}: "), l);
+        }
+        if let Some(l) = &o.risk {
+            b.line(out, slug, &format!("{code} risk: "), l);
+        }
+        for m in &o.management {
+            b.line(out, slug, &format!("{code} management: "), m);
+        }
+    }
+    for u in &system.decision_units {
+        for r in &u.rules {
+            b.line(out, slug, "Rule: ", &r.line);
+        }
+    }
+    for d in &system.decided {
+        out.push_str(&format!(
+            "- Decided from the text, {}: {}{}.\n",
+            d.title,
+            d.answer,
+            draft_flag(d.verification),
+        ));
+    }
+    missing_line(out, &system.missing_inputs);
     let note = if system.prefilled.is_empty() {
         ""
     } else {
-        " (what the finding states is filled in)"
+        " (what the text states is filled in)"
     };
-    md.push_str(&format!("- Evaluate{note}: {}\n", system.links.evaluate));
+    out.push_str(&format!("- Evaluate{note}: {}\n", system.links.evaluate));
+    out.push_str(&format!("- The whole system: {}\n", system.links.system));
+    if let Some(note) = &system.withheld_note {
+        out.push_str(&format!("- {note}.\n"));
+    }
+    out.push('\n');
+}
+
+/// What the text rules out: its ruled-out findings quoted with their triggers (they pull in no
+/// system), or, for a text without findings, the count of its ruled-out phrases.
+fn ruled_block(out: &mut String, ruled: &[&FindingContext], phrases: usize) {
+    if ruled.is_empty() {
+        out.push_str(&format!(
+            "Ruled out by the text, so not grounded: {phrases} phrase(s) (listed in the JSON answer's finding.ruled_out).\n\n"
+        ));
+        return;
+    }
+    let shown: Vec<String> = ruled
+        .iter()
+        .take(MAX_RULED_OUT_SHOWN)
+        .map(|f| {
+            let trigger = f
+                .trigger
+                .as_ref()
+                .map(|t| format!(": \"{}\"", t.text))
+                .unwrap_or_default();
+            format!(
+                "\"{}\" ({}{trigger})",
+                one_line(&f.text, 80),
+                f.assertion.as_str()
+            )
+        })
+        .collect();
+    let more = ruled.len().saturating_sub(MAX_RULED_OUT_SHOWN);
+    let more = if more > 0 {
+        format!("; and {more} more")
+    } else {
+        String::new()
+    };
+    out.push_str(&format!(
+        "Ruled out by the text, so not grounded: {}{more}.\n\n",
+        shown.join("; ")
+    ));
 }

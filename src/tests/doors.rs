@@ -124,11 +124,11 @@ fn grounding_refuses_the_same_way_through_both_doors() {
     assert_eq!(status, 400);
     assert_eq!(
         http,
-        "unknown argument 'txt'; allowed: text, systems, organ, limit, format, verified"
+        "unknown argument 'txt'; allowed: text, systems, organ, limit, format, verified, detail, max_tokens"
     );
     assert_eq!(
         tool_error("radref_ground", typo),
-        "unknown argument 'txt'; allowed: text, systems, organ, limit, verified"
+        "unknown argument 'txt'; allowed: text, systems, organ, limit, verified, detail, max_tokens"
     );
     // A field the tool does not take (it answers both formats) is refused by the tool only.
     let format = json!({ "text": "nodule", "format": "markdown" });
@@ -202,6 +202,8 @@ fn llms_txt_lists_every_tool_with_its_declared_arguments() {
     let text = String::from_utf8(r.body.to_vec()).unwrap();
     assert!(!text.contains("{MCP_TOOLS}"));
     assert!(text.contains("radref_search (query, limit)"), "{text}");
-    assert!(text.contains("radref_ground (text, systems, organ, limit, verified)"));
+    assert!(
+        text.contains("radref_ground (text, systems, organ, limit, verified, detail, max_tokens)")
+    );
     assert!(text.contains("radref_coverage."));
 }
