@@ -1,4 +1,4 @@
-//! `ground FILE [json|markdown] [compact|full] [MAX_TOKENS]`: grounds a report from a file (or `-` for
+//! `ground FILE [json|markdown] [compact|full] [MAX_TOKENS] [verified]`: grounds a report from a file (or `-` for
 //! standard input) on the host, as `POST /api/v1/context` would, and prints the answer. For
 //! reading the grounding of a report while curating the corpus's grounding knowledge.
 
@@ -10,7 +10,7 @@ use std::process::ExitCode;
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let Some(file) = args.first() else {
-        eprintln!("usage: ground FILE|- [json|markdown] [compact|full] [MAX_TOKENS]");
+        eprintln!("usage: ground FILE|- [json|markdown] [compact|full] [MAX_TOKENS] [true|false]");
         return ExitCode::from(2);
     };
     let mut text = String::new();
@@ -26,7 +26,8 @@ fn main() -> ExitCode {
     let format = args.get(1).cloned();
     let detail = args.get(2).cloned();
     let max_tokens = args.get(3).and_then(|n| n.parse().ok());
-    let query = ContextQuery::new(Some(text), None, None, None, format, Some(false))
+    let verified = args.get(4).map(|v| v == "true");
+    let query = ContextQuery::new(Some(text), None, None, None, format, verified)
         .and_then(|q| q.options(detail, max_tokens));
     let query = match query {
         Ok(q) => q,

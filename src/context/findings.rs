@@ -18,7 +18,7 @@ use serde::Serialize;
 
 /// Most findings grounded per text: each is a ranking of its own, so the work stays bounded
 /// whatever the report's length. Findings past it are counted in the answer, not grounded.
-pub const MAX_FINDINGS: usize = 24;
+pub const MAX_FINDINGS: usize = 40;
 /// Systems listed per finding.
 pub const SYSTEMS_PER_FINDING: usize = 3;
 /// Most ruled-out findings listed per text (they are not ranked; a normal report negates an
@@ -180,7 +180,26 @@ pub fn findings(
     let slice = |c: &[char], from: usize, to: usize| c[from..to].iter().collect::<String>();
     let mut found: Vec<(usize, Group, String)> = Vec::new();
     let mut out_of_it: Vec<Group> = Vec::new();
-    for Section { kind, span } in report::sections(knowledge.lexicon, &query.text) {
+    let sections = report::sections(knowledge.lexicon, &query.text);
+    // The examination's title ("ULTRASOUND THYROID", the lines before the first heading of a
+    // report with headings) names the organ of the findings that name none ("Nodule 1: right
+    // lobe, 1.8 cm").
+    let (exam_organs, exam_modalities) = match &sections[..] {
+        [title, _, ..] if title.kind.is_none() => {
+            let words = text::words(&slice(&chars, title.span[0], title.span[1]));
+            let folded = format!(" {} ", words.join(" "));
+            (
+                super::stated_organs(knowledge.lexicon, &folded),
+                super::stated_modalities(knowledge.lexicon, &folded),
+            )
+        }
+        _ => (Vec::new(), Vec::new()),
+    };
+    let exam = Exam {
+        organs: exam_organs,
+        modalities: exam_modalities,
+    };
+    for Section { kind, span } in sections {
         if kind.is_some_and(|k| k != SectionKind::Findings && k != SectionKind::Impression) {
             continue;
         }
@@ -204,20 +223,18 @@ pub fn findings(
             }
             let label = label(&original, from, to);
             let label_text = label.map(|(f, t)| slice(&chars, f, t)).unwrap_or_default();
-            let label_written = label
-                .map(|(f, t)| slice(&original, f, t))
-                .unwrap_or_default();
             let body_from = label.map_or(from, |(_, t)| t);
             let mut pieces: Vec<[usize; 2]> = heading.iter().map(|h| h.1).collect();
             pieces.extend(label.map(|(f, t)| [f, t]));
             for (n, (s, e)) in sentences(&chars, body_from, to).into_iter().enumerate() {
                 let sentence = slice(&chars, s, e);
-                let own = text::words(&sentence);
+                // What the sentence still asserts, with its line's label: "Nodule 1: right
+                // lobe, 1.8 cm, solid" reports on the nodule its label names.
+                let own = text::words(&format!("{label_text} {sentence}"));
                 if !reports_on(knowledge, &own) {
-                    // A sentence that named an organ or a finding before its ruled-out words
-                    // were blanked is a finding the text rules out ("Lungs: no nodules"); the
-                    // line's label is part of its first sentence.
-                    let said = text::words(&format!("{label_written} {}", slice(&original, s, e)));
+                    // A sentence whose ruled-out words named an organ or a finding is a
+                    // finding the text rules out ("Lungs: no nodules"); the line's label is
+                    // part of its first sentence.
                     let first = if n == 0 {
                         label.map_or(s, |(f, _)| f)
                     } else {
@@ -225,16 +242,23 @@ pub fn findings(
                     };
                     let (from_here, _) = trimmed(&original, first, e);
                     let (_, trim_to) = trimmed(&original, s, e);
-                    let rule = ruled
+                    let rules: Vec<&RuledOut> = ruled
                         .iter()
-                        .find(|r| r.span[0] < trim_to && r.span[1] > from_here);
+                        .filter(|r| r.span[0] < trim_to && r.span[1] > from_here)
+                        .collect();
+                    let said: Vec<String> =
+                        rules.iter().flat_map(|r| text::words(&r.text)).collect();
+                    let rule = rules
+                        .iter()
+                        .find(|r| names_something(knowledge, &text::words(&r.text)))
+                        .or(rules.first());
                     if let (true, Some(rule)) = (names_something(knowledge, &said), rule) {
                         out_of_it.push(Group {
                             text: slice(&original, from_here, trim_to),
                             span: [from_here, trim_to],
                             section: kind,
                             assertion: Assertion::ruled_out(rule.assertion),
-                            trigger: Some(rule.clone()),
+                            trigger: Some((*rule).clone()),
                             systems: Vec::new(),
                             read: String::new(),
                             pieces: Vec::new(),
@@ -247,6 +271,9 @@ pub fn findings(
                     heading.as_ref().map(|h| h.0.as_str()).unwrap_or_default()
                 );
                 let (trim_from, trim_to) = trimmed(&original, s, e);
+                if trim_from >= trim_to {
+                    continue;
+                }
                 let hedge = hedged
                     .iter()
                     .find(|h| h.span[0] < trim_to && h.span[1] > trim_from)
@@ -279,6 +306,7 @@ pub fn findings(
             }
         }
     }
+    restate(knowledge, &mut found);
     // Impression first (a stable sort keeps the report's order within each); only the
     // findings kept are ranked.
     found.sort_by_key(|(key, ..)| *key);
@@ -288,13 +316,57 @@ pub fn findings(
         .into_iter()
         .take(MAX_FINDINGS)
         .map(|(_, mut g, context)| {
-            g.systems = rank(knowledge, query, &context, report_wide);
+            g.systems = rank(knowledge, query, &context, report_wide, &exam);
             g.read = context;
             g
         })
         .chain(out_of_it.into_iter().take(MAX_RULED_OUT_FINDINGS))
         .collect();
     (groups, more)
+}
+
+/// Words two sentences must share for one to restate the other.
+const RESTATED_WORDS: usize = 2;
+
+/// An impression sentence that names no organ usually restates a finding of the findings
+/// section in fewer words ("Incidental 6 mm lesion of the adenohypophysis" for the sella line):
+/// it is ranked with the words of the finding it shares most with (sizes and words of four
+/// letters or more, at least [`RESTATED_WORDS`]), so it reaches the same organ. The pairs are
+/// bounded by the findings a text holds.
+fn restate(knowledge: &Knowledge, found: &mut [(usize, Group, String)]) {
+    let content = |text: &str| -> std::collections::BTreeSet<String> {
+        text::words(text)
+            .into_iter()
+            .filter(|w| w.len() >= 4 || w.starts_with(|c: char| c.is_ascii_digit()))
+            .collect()
+    };
+    let names_organ = |text: &str| {
+        let folded = format!(" {} ", text::words(text).join(" "));
+        knowledge
+            .lexicon
+            .organs
+            .iter()
+            .any(|o| o.phrases.iter().any(|p| super::has_phrase(&folded, p)))
+    };
+    let bodies: Vec<(bool, std::collections::BTreeSet<String>)> = found
+        .iter()
+        .map(|(key, _, context)| (*key == 0, content(context)))
+        .collect();
+    for i in 0..found.len() {
+        if !bodies[i].0 || names_organ(&found[i].2) {
+            continue;
+        }
+        let best = (0..found.len())
+            .filter(|&j| !bodies[j].0)
+            .map(|j| (bodies[i].1.intersection(&bodies[j].1).count(), j))
+            .filter(|(shared, _)| *shared >= RESTATED_WORDS)
+            .max_by_key(|(shared, j)| (*shared, std::cmp::Reverse(*j)));
+        if let Some((_, j)) = best {
+            let borrowed = found[j].2.clone();
+            found[i].2.push(' ');
+            found[i].2.push_str(&borrowed);
+        }
+    }
 }
 
 /// The sentence's range without the spaces, list numbers and punctuation around it.
@@ -318,17 +390,33 @@ fn trimmed(chars: &[char], from: usize, to: usize) -> (usize, usize) {
     (s, e)
 }
 
-/// The systems of one finding: its own words read, with the report's modalities when it names
-/// none and the report-wide cues that name no organ.
+/// What the examination's title names: its organs and modalities.
+struct Exam {
+    organs: Vec<&'static str>,
+    modalities: Vec<&'static str>,
+}
+
+/// The systems of one finding: its own words read, with the examination's organs and the
+/// report's modalities when it names none, and the report-wide cues that name no organ.
 fn rank(
     knowledge: &Knowledge,
     query: &ContextQuery,
     text: &str,
     report: &Finding,
+    exam: &Exam,
 ) -> Vec<Selected> {
     let mut finding = read_finding(knowledge, text);
+    if finding.organs.is_empty() {
+        finding.organs = exam.organs.clone();
+    }
+    // The examination's own modality, else every modality the report names (its history may
+    // name an earlier CT).
     if finding.modalities.is_empty() {
-        finding.modalities = report.modalities.clone();
+        finding.modalities = if exam.modalities.is_empty() {
+            report.modalities.clone()
+        } else {
+            exam.modalities.clone()
+        };
     }
     for cue in knowledge.cues.iter().filter(|c| c.organ.is_none()) {
         if report.cues.contains(&cue.name) && !finding.cues.contains(&cue.name) {
