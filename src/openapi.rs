@@ -147,9 +147,12 @@ fn query_params(op: Op) -> Vec<Value> {
                     "schema": { "type": "array", "minItems": 1, "maxItems": max,
                         "items": { "type": "string", "enum": schema::slugs() } } })
                 }
-                Kind::Integer { max, default, .. } => {
-                    q(a.name, &description, limit_schema(max, default), a.required)
-                }
+                Kind::Integer { min, max, default } => q(
+                    a.name,
+                    &description,
+                    limit_schema(min, max, default),
+                    a.required,
+                ),
                 kind => q(a.name, &description, schema::value_schema(kind), a.required),
             }
         })
@@ -189,11 +192,12 @@ fn nullable(mut schema: Value) -> Value {
     schema
 }
 
-/// A `limit` query parameter: an integer in range, or empty (meaning the default).
-fn limit_schema(max: usize, default: usize) -> Value {
+/// An integer query parameter (`limit`, `max_tokens`): in its declared range, or empty
+/// (meaning the default).
+fn limit_schema(min: usize, max: usize, default: usize) -> Value {
     json!({
         "anyOf": [
-            { "type": "integer", "minimum": 1, "maximum": max },
+            { "type": "integer", "minimum": min, "maximum": max },
             { "type": "string", "maxLength": 0 }
         ],
         "default": default
@@ -504,7 +508,7 @@ fn corpus_operation(op: CorpusOp) -> Value {
             "meta": { "type": "object" }, "notice": { "type": "string" } } }))),
         CorpusOp::ListChanges => corpus_get(json!([
             q("since", "Only events on or after this date (YYYY, YYYY-MM or YYYY-MM-DD); a day that does not exist in the calendar, such as 2021-02-29, gets 400.", json!({ "type": "string", "pattern": DATE_PATTERN }), false),
-            q("limit", &format!("Maximum events, 1 to {}.", crate::corpus::compiled::CHANGES_MAX_LIMIT), limit_schema(crate::corpus::compiled::CHANGES_MAX_LIMIT, crate::corpus::compiled::CHANGES_DEFAULT_LIMIT), false)
+            q("limit", &format!("Maximum events, 1 to {}.", crate::corpus::compiled::CHANGES_MAX_LIMIT), limit_schema(1, crate::corpus::compiled::CHANGES_MAX_LIMIT, crate::corpus::compiled::CHANGES_DEFAULT_LIMIT), false)
         ]), ok("Events.", json!({ "type": "object", "required": ["data", "meta"], "properties": {
             "data": { "type": "array", "items": { "$ref": "#/components/schemas/Event" } },
             "meta": { "type": "object", "properties": { "total": { "type": "integer" }, "limit": { "type": "integer" }, "since": { "type": ["string", "null"] } } } } }))),
