@@ -2,7 +2,9 @@
 //! evaluation, each through the whole request handler (`app::handle`) as the worker runs it,
 //! plus the bare search function and evaluator, and the pure work whose cost grows with the
 //! input: the template sanitiser on its worst cases and grounded context for the longest
-//! finding accepted. Prints median, p99 and mean per call. Run with `make bench`.
+//! finding accepted. Prints median, p99 and mean per call. Then grounding over whole reports
+//! (`benches/reports`, about 200 to 20,000 characters): its parts and the whole `radref_ground`
+//! tool call, median milliseconds per call and per 1,000 characters. Run with `make bench`.
 
 use radref::app::handle;
 use radref::config::Config;
@@ -270,4 +272,120 @@ fn main() {
             black_box(serde_json::to_vec(&radref::context::ground(&KNOWLEDGE, &query)).ok());
         },
     );
+    // `make bench` with BENCH_SKIP_CONTEXT=1 leaves grounding whole reports out (here and
+    // in workerd); empty counts as unset, as in scripts/bench.sh.
+    if std::env::var_os("BENCH_SKIP_CONTEXT").is_none_or(|v| v.is_empty()) {
+        reports(&app, &services);
+    }
+}
+
+/// Grounding of whole pasted reports, the length series of `benches/reports` that the HTTP
+/// benchmark also sends (`benches/ground.lua`): each file is one report, its name sorting it
+/// by length. Per report, the median of each part of the operation, so the growth with the
+/// text and where the time goes can be read off one row:
+/// - rank: reading the report (sections, findings, assertions) and choosing the systems;
+/// - ground: the typed answer (`context::ground`: rank plus each system's cited lines and
+///   evaluation);
+/// - JSON: the typed answer written as the HTTP route's JSON (`ground` plus `serde_json`);
+/// - markdown: `context::markdown` alone, on an answer made beforehand;
+/// - `POST /mcp`: the whole `radref_ground` tool call through `app::handle`, as the worker
+///   runs it (JSON-RPC read, ground, JSON value, markdown, the reply written).
+///
+/// A report grounds at most `context::findings::MAX_FINDINGS` findings; those past it are
+/// counted, not ranked, so the cost per character falls once a report has more (the
+/// "findings" column: present and possible findings grounded, and + counted only).
+fn reports(app: &App, services: &radref::host::HostServices) {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/benches/reports");
+    let mut files: Vec<std::path::PathBuf> = std::fs::read_dir(dir)
+        .expect("benches/reports")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "txt"))
+        .collect();
+    files.sort();
+    println!();
+    println!(
+        "grounding whole reports (benches/reports): median ms per call ({REPORT_ROUNDS} calls \
+         after {REPORT_WARMUP} warm-up calls per cell); per 1,000 characters of the report"
+    );
+    println!(
+        "| report | chars | findings | rank | ground | JSON | markdown | POST /mcp | \
+         JSON ms/1k chars | POST /mcp ms/1k chars | MCP answer bytes |"
+    );
+    println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+    for path in files {
+        let text = std::fs::read_to_string(&path).expect("a report");
+        let chars = text.chars().count();
+        let name = path.file_stem().unwrap().to_string_lossy().into_owned();
+        let query =
+            radref::context::ContextQuery::new(Some(text.clone()), None, None, None, None, None)
+                .unwrap_or_else(|e| panic!("{name} is not a valid finding: {e:?}"));
+        let rank = median_ms(|| {
+            black_box(radref::context::rank(&KNOWLEDGE, &query));
+        });
+        let ground = median_ms(|| {
+            black_box(radref::context::ground(&KNOWLEDGE, &query));
+        });
+        let json = median_ms(|| {
+            black_box(serde_json::to_vec(&radref::context::ground(&KNOWLEDGE, &query)).ok());
+        });
+        let answer = radref::context::ground(&KNOWLEDGE, &query);
+        let grounded = answer
+            .findings
+            .iter()
+            .filter(|f| f.assertion.grounded())
+            .count();
+        let findings = match answer.more_findings {
+            0 => grounded.to_string(),
+            more => format!("{grounded} + {more}"),
+        };
+        let markdown = median_ms(|| {
+            black_box(radref::context::markdown(&answer));
+        });
+        let body = serde_json::json!({
+            "jsonrpc": "2.0", "id": 1, "method": "tools/call",
+            "params": { "name": "radref_ground", "arguments": { "text": text } },
+        })
+        .to_string();
+        let call = || {
+            let request = Request::new(Method::Post, "/mcp")
+                .with_header("content-type", "application/json")
+                .with_header("accept", "application/json, text/event-stream")
+                .with_body(body.as_bytes());
+            block_on(handle(app, services, request))
+        };
+        let response = call();
+        assert_eq!(response.status, 200, "{name}");
+        let reply: serde_json::Value = serde_json::from_slice(&response.body).expect("JSON-RPC");
+        assert_eq!(reply["result"]["isError"], false, "{name}: {reply}");
+        let answer_bytes = response.body.len();
+        let mcp = median_ms(|| {
+            black_box(call().body.len());
+        });
+        let per_k = |ms: f64| ms * 1000.0 / chars as f64;
+        println!(
+            "| {name} | {chars} | {findings} | {rank:.3} | {ground:.3} | {json:.3} | {markdown:.3} | {mcp:.3} \
+             | {:.3} | {:.3} | {answer_bytes} |",
+            per_k(json),
+            per_k(mcp)
+        );
+    }
+}
+
+const REPORT_ROUNDS: usize = 100;
+const REPORT_WARMUP: usize = 5;
+
+/// The median of `REPORT_ROUNDS` calls of `f`, in milliseconds.
+fn median_ms(mut f: impl FnMut()) -> f64 {
+    for _ in 0..REPORT_WARMUP {
+        f();
+    }
+    let mut times: Vec<Duration> = (0..REPORT_ROUNDS)
+        .map(|_| {
+            let start = Instant::now();
+            f();
+            start.elapsed()
+        })
+        .collect();
+    times.sort();
+    times[REPORT_ROUNDS / 2].as_secs_f64() * 1000.0
 }

@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # `make bench`: host microbenchmarks of the corpus routes, then radref's release build against
 # the JavaScript Worker a user would write instead (MiniSearch, benches/minisearch), both in one
-# plain `workerd` process with no proxy, under the same wrk load; then isolate memory and cold
-# start, each service alone; then the old figures behind `wrangler dev` as a secondary row.
-# Prints markdown tables. Not part of `make test`: nothing here asserts a time.
+# plain `workerd` process with no proxy, under the same wrk load; then, in that same process,
+# grounded context over whole pasted reports (benches/reports, about 200 to 20,000
+# characters); then isolate memory and cold start, each service alone; then the old figures
+# behind `wrangler dev` as a secondary row. Prints markdown tables. Not part of `make test`:
+# nothing here asserts a time.
 #
 # BENCH_DURATION (default 10s) is the length of each wrk run; BENCH_SKIP_WRANGLER=1 leaves out
-# the wrangler dev rows, BENCH_SKIP_HOST=1 the host microbenchmarks, BENCH_SKIP_MEMORY=1 cold
+# the wrangler dev rows, BENCH_SKIP_HOST=1 the host microbenchmarks, BENCH_SKIP_CONTEXT=1 the
+# grounding of whole reports (its host table and its workerd rows), BENCH_SKIP_MEMORY=1 cold
 # start and memory; BENCH_NO_BUILD=1 reuses build/ as it is.
 set -euo pipefail
 source "$(dirname "$0")/env.sh"
@@ -34,6 +37,7 @@ fi
 
 if [ -z "${BENCH_SKIP_HOST:-}" ]; then
     phase "bench: host microbenchmarks (cargo bench --bench corpus)"
+    # BENCH_SKIP_CONTEXT reaches the bench through the environment (its report table).
     cargo bench --bench corpus --locked 2>/dev/null | sed -n '/systems;/,$p' || die "cargo bench"
     phase_done
 fi
@@ -128,8 +132,8 @@ wait_health() {
 trap 'stop_workerd; stop_worker' EXIT
 trap 'exit 130' INT TERM
 
-# One wrk run: load CONNS URL [LUA_SCRIPT ARGS...]; sets RPS, P50, P99 (microseconds) and
-# ERRORS.
+# One wrk run: load CONNS URL [LUA_SCRIPT ARGS...]; sets RPS, P50, P99 (microseconds),
+# REQUESTS and ERRORS.
 load() {
     local conns="$1" url="$2"; shift 2
     local out script=()
@@ -140,6 +144,7 @@ load() {
     fi
     out=$(wrk -t1 -c"$conns" -d"$DURATION" --latency "${script[@]}" "$@")
     RPS=$(awk '/Requests\/sec/ {printf "%.0f", $2}' <<<"$out")
+    REQUESTS=$(awk '/requests in/ {print $1}' <<<"$out")
     P50=$(awk '$1 == "50%" {print $2}' <<<"$out" | to_us)
     P99=$(awk '$1 == "99%" {print $2}' <<<"$out" | to_us)
     ERRORS=$(awk '/Non-2xx|Socket errors/ {print}' <<<"$out")
@@ -180,6 +185,8 @@ for conns in 1 8; do
     load "$conns" "$R" "${SEARCH[@]}"; r_s=("$RPS" "$P50" "$P99"); r_err="$ERRORS"
     printf '| search, query mix | %s | %s | %s | %s | %s | %s | %s | %s |\n' "$conns" "${r_s[@]}" \
         "${m_s[@]}" "$(ratio "${r_s[0]}" "${m_s[0]}")"
+    # The grounding rows below are set against this run's search, per connection count.
+    SEARCH_RPS[$conns]="${r_s[0]}"
     load "$conns" "$R" "${DETAIL[@]}"; r_d=("$RPS" "$P50" "$P99")
     printf '| systems/{slug} vs its search | %s | %s | %s | %s | %s | %s | %s | %s |\n' "$conns" \
         "${r_d[@]}" "${m_s[@]}" "$(ratio "${r_d[0]}" "${m_s[0]}")"
@@ -211,8 +218,106 @@ for base in bases:
 print(f"first hit in the query's own system: radref {right[0]}/{len(rows)}, "
       f"MiniSearch {right[1]}/{len(rows)}")
 PY
-stop_workerd
 phase_done
+
+if [ -z "${BENCH_SKIP_CONTEXT:-}" ]; then
+phase "bench: grounded context over whole reports, POST /mcp radref_ground (wrk -t1, $DURATION per row)"
+# The operation a user runs when pasting a whole report: `POST /api/v1/context` and the MCP
+# tool `radref_ground` both read the text, split it into findings and ground each one. The
+# HTTP route needs an API key from D1, which this workerd config does not bind; the MCP
+# endpoint is open and runs the same grounding (plus the markdown block the tool adds to the
+# JSON), so wrk POSTs the tool call (benches/ground.lua) with each report of benches/reports,
+# a length series of about 200 to 20,000 characters (the most the service reads). Same
+# process and isolate as the search rows above, so the ratio to their search mix is one run's.
+REPORTS=(benches/reports/*.txt)
+# Each report is answered once first, so a refusal cannot pass for a figure: a 200 whose
+# result is not an error and holds findings. A report grounds at most 24 findings (those past
+# it are counted, not ranked); the table says how many it had. A grounding spends
+# 1 + (chars - 1) / 500 units of the per-client rate limit, so the bench config's limit must
+# be far above what these rows spend (benches/ground.lua stops the run at the first 429).
+python3 - "$R" "${REPORTS[@]}" >"$OUT/reports.tsv" <<'PY' || die "radref_ground on benches/reports"
+import json, sys, urllib.request
+base, files = sys.argv[1], sys.argv[2:]
+for path in files:
+    text = open(path, encoding="utf-8").read()
+    body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                       "params": {"name": "radref_ground", "arguments": {"text": text}}})
+    request = urllib.request.Request(f"{base}/mcp", data=body.encode(), headers={
+        "Content-Type": "application/json", "Accept": "application/json, text/event-stream"})
+    with urllib.request.urlopen(request) as r:
+        status, raw = r.status, r.read()
+    result = json.loads(raw)["result"]
+    answer = result["structuredContent"]
+    if status != 200 or result.get("isError") or not answer["findings"]:
+        sys.exit(f"{path}: {status} {raw[:300]!r}")
+    found, more = len(answer["findings"]), answer.get("more_findings", 0)
+    units = 1 + (len(text) - 1) // 500
+    print(f"{path}\t{len(text)}\t{found}{f' + {more}' if more else ''}\t{len(raw)}\t{units}")
+PY
+mapfile -t ROWS <"$OUT/reports.tsv"
+# Warm-up: each report under load for a second, so the grounding code is compiled before any
+# row; then two seconds as the first row runs (the shortest report, 1 connection). The
+# warm-up's large answers leave the isolate a garbage collection of some 100-250 ms (measured:
+# the first row after it showed p99 130-210 ms, a second run of the same row 3-7 ms); the last
+# step takes it, so each row's p99 is its own garbage's, not the rows' before it.
+for f in "${REPORTS[@]}"; do
+    wrk -t1 -c8 -d1s -s benches/ground.lua "$R" -- "$f" >/dev/null
+done
+wrk -t1 -c1 -d2s -s benches/ground.lua "$R" -- "${REPORTS[0]}" >/dev/null
+ms() { awk -v us="$1" 'BEGIN { printf "%.2f", us / 1000 }'; }
+# CPU time of the whole workerd process so far (user + system, all threads), in clock ticks.
+# Only radref is loaded while a row runs, so its growth over a row, per request, is radref's
+# CPU per request plus the runtime's HTTP work for it: a direct figure for the CPU limit.
+TICKS=$(getconf CLK_TCK)
+cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$WORKERD_PID/stat"; }
+# Requests/s against the search mix's at the same connection count, in the same process.
+vs() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3g×", a / b }'; }
+printf '\n| report | chars | findings | answer bytes | 1 conn req/s | p50 ms | p99 ms | vs search | ms per 1,000 chars at p50 | process CPU ms per request | 8 conns req/s | p50 ms | p99 ms | vs search |\n'
+printf '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n'
+CX_FIRST="" CX_LAST="" CX_OVER="" CX_OVER99=""
+for row in "${ROWS[@]}"; do
+    IFS=$'\t' read -r file chars found bytes units <<<"$row"
+    t0=$(cpu_ticks)
+    load 1 "$R" benches/ground.lua "$file"; one=("$RPS" "$P50" "$P99"); err1="$ERRORS"
+    cpu=$(awk -v t="$(( $(cpu_ticks) - t0 ))" -v hz="$TICKS" -v n="$REQUESTS" \
+        'BEGIN { printf "%.2f", t * 1000 / hz / n }')
+    load 8 "$R" benches/ground.lua "$file"; eight=("$RPS" "$P50" "$P99"); err8="$ERRORS"
+    # Microseconds per character are milliseconds per 1,000 characters.
+    per_k=$(awk -v us="${one[1]}" -v n="$chars" 'BEGIN { printf "%.2f", us / n }')
+    printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' \
+        "$(basename "$file" .txt)" "$chars" "$found" "$bytes" \
+        "${one[0]}" "$(ms "${one[1]}")" "$(ms "${one[2]}")" "$(vs "${one[0]}" "${SEARCH_RPS[1]}")" \
+        "$per_k" "$cpu" \
+        "${eight[0]}" "$(ms "${eight[1]}")" "$(ms "${eight[2]}")" "$(vs "${eight[0]}" "${SEARCH_RPS[8]}")"
+    [ -z "$err1$err8" ] || echo "errors: 1 connection: ${err1:-none}; 8 connections: ${err8:-none}"
+    [ -n "$CX_FIRST" ] || CX_FIRST="$chars ${one[1]}"
+    CX_LAST="$chars ${one[1]} ${one[2]} $units $cpu"
+    # The shortest reports whose p50 and p99 at 1 connection are over the free plan's 10 ms.
+    [ -n "$CX_OVER" ] || [ "${one[1]}" -le 10000 ] || CX_OVER="$chars"
+    [ -n "$CX_OVER99" ] || [ "${one[2]}" -le 10000 ] || CX_OVER99="$chars"
+done
+echo
+read -r c0 p0 <<<"$CX_FIRST"
+read -r c1 p1 q1 u1 cpu1 <<<"$CX_LAST"
+limit=$(awk -F'"' '/CORPUS_RATE_LIMIT/ {print $4}' benches/workerd/bench.capnp.in)
+awk -v c0="$c0" -v p0="$p0" -v c1="$c1" -v p1="$p1" 'BEGIN {
+    printf "growth at 1 connection: p50 %.2f ms for %d characters, %.2f ms for %d: %.1f× the time for %.0f× the text\n",
+        p0 / 1000, c0, p1 / 1000, c1, p1 / p0, c1 / c0 }'
+echo "the search mix in the same process: ${SEARCH_RPS[1]} requests/s at 1 connection, ${SEARCH_RPS[8]} at 8"
+echo "latency at 1 connection on an otherwise idle machine approximates the worker's CPU time per"
+echo "request (one request at a time, none queued; loopback HTTP and wrk add some tens of µs, and"
+echo "wrk shares the cores); the CPU column is the workerd process's CPU time over the row, per"
+echo "request, and agrees. p99 adds the runtime's garbage collections (each answer, 34-190 KB as a"
+echo "string, is garbage for the isolate). The Workers free plan allows 10 ms of CPU per request: the longest"
+awk -v c="$c1" -v p="$p1" -v q="$q1" -v cpu="$cpu1" 'BEGIN {
+    printf "report (%d characters) has p50 %.2f ms and p99 %.2f ms at 1 connection, %.1f× the limit at p99;\n",
+        c, p / 1000, q / 1000, q / 10000
+    printf "the workerd process spent %.2f ms of CPU per request on it (%.1f× the limit)\n", cpu, cpu / 10 }'
+echo "shortest report over 10 ms at 1 connection: at p50 ${CX_OVER:-none}, at p99 ${CX_OVER99:-none} characters"
+echo "rate limit: the longest report spends $u1 units a request; the bench config allows $limit per window"
+phase_done
+fi
+stop_workerd
 
 if [ -z "${BENCH_SKIP_MEMORY:-}" ]; then
 phase "bench: cold start and memory, each service alone in its own workerd process"
