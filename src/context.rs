@@ -29,7 +29,7 @@ use crate::feature::FeatureError;
 use crate::knowledge::{Knowledge, Lexicon};
 use crate::search;
 use serde::Deserialize;
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 /// Longest accepted finding or report text, in characters (POST body, MCP argument).
 pub const MAX_TEXT_CHARS: usize = 20_000;
@@ -246,37 +246,92 @@ pub struct Finding {
     pub more_findings: usize,
 }
 
-/// Does the folded text contain the phrase as whole words?
-fn has_phrase(folded: &str, phrase: &str) -> bool {
-    let needle = format!(" {phrase} ");
-    folded.contains(&needle)
+/// Folded words and where each stands, so a phrase of the lexicon is looked up by its first
+/// word instead of searched for in the text: reading a report looks up every phrase of the
+/// lexicon in every sentence, and a search per phrase made that the cost of a long report.
+pub(crate) struct Said {
+    words: Vec<String>,
+    at: HashMap<String, Vec<usize>>,
+}
+
+impl Said {
+    pub(crate) fn new(words: Vec<String>) -> Said {
+        let mut at: HashMap<String, Vec<usize>> = HashMap::with_capacity(words.len());
+        for (i, w) in words.iter().enumerate() {
+            match at.get_mut(w.as_str()) {
+                Some(list) => list.push(i),
+                None => {
+                    at.insert(w.clone(), vec![i]);
+                }
+            }
+        }
+        Said { words, at }
+    }
+
+    /// The folded words of a text.
+    pub(crate) fn of(text: &str) -> Said {
+        Said::new(text::words(text))
+    }
+
+    pub(crate) fn words(&self) -> &[String] {
+        &self.words
+    }
+
+    /// How often a folded phrase (words joined by single spaces) occurs, as whole words.
+    pub(crate) fn count(&self, phrase: &str) -> usize {
+        let mut parts = phrase.split(' ');
+        let Some(first) = parts.next() else {
+            return 0;
+        };
+        let Some(starts) = self.at.get(first) else {
+            return 0;
+        };
+        starts
+            .iter()
+            .filter(|&&start| {
+                parts
+                    .clone()
+                    .enumerate()
+                    .all(|(k, p)| self.words.get(start + 1 + k).is_some_and(|w| w == p))
+            })
+            .count()
+    }
+
+    /// Whether a folded phrase occurs as whole words.
+    pub(crate) fn has(&self, phrase: &str) -> bool {
+        self.count(phrase) > 0
+    }
 }
 
 /// Reads organs, modalities, sizes, age and cues from a finding, with the corpus's lexicon
 /// and cues.
 pub fn read_finding(knowledge: &Knowledge, text: &str) -> Finding {
-    let words = text::words(text);
-    let folded = format!(" {} ", words.join(" "));
+    let said = Said::of(text);
     let mut finding = Finding::default();
     let lexicon = knowledge.lexicon;
-    finding.organs = stated_organs(lexicon, &folded);
-    finding.modalities = stated_modalities(lexicon, &folded);
-    let (sizes, age) = prefill::sizes_and_age(lexicon, &words);
+    finding.organs = stated_organs(lexicon, &said);
+    finding.modalities = stated_modalities(lexicon, &said);
+    let (sizes, age) = prefill::sizes_and_age(lexicon, said.words());
     finding.sizes_mm = sizes.iter().map(|s| s.mm).collect();
     finding.age_years = age.map(|a| a.years);
     // A cue about an organ fires where its phrase and the organ meet in one line of the text
     // (a report writes an organ per line: a kidney's "cyst" says nothing of the pancreas).
-    let lines = organ_lines(text);
+    let mut lines: Option<Vec<Said>> = None;
     for cue in knowledge.cues {
+        // Most cues' phrases are nowhere in the text: only those that are look at its lines.
+        if !cue.phrases.iter().any(|p| said.has(p)) {
+            continue;
+        }
         let fires = match cue.organ {
-            None => cue.phrases.iter().any(|p| has_phrase(&folded, p)),
+            None => true,
             Some(organ) => {
+                let lines = lines.get_or_insert_with(|| organ_lines(text));
                 let Some(words) = lexicon.organs.iter().find(|o| o.name == organ) else {
                     continue;
                 };
                 lines.iter().any(|line| {
-                    cue.phrases.iter().any(|p| has_phrase(line, p))
-                        && words.phrases.iter().any(|p| has_phrase(line, p))
+                    cue.phrases.iter().any(|p| line.has(p))
+                        && words.phrases.iter().any(|p| line.has(p))
                 })
             }
         };
@@ -288,31 +343,25 @@ pub fn read_finding(knowledge: &Knowledge, text: &str) -> Finding {
     finding
 }
 
-/// How often a phrase occurs in a folded text, as whole words.
-fn occurrences(folded: &str, phrase: &str) -> usize {
-    folded.matches(&format!(" {phrase} ")).count()
-}
-
-/// The organs a folded text (` word word `) names, in the lexicon's order. A phrase counts
+/// The organs folded words name, in the lexicon's order. A phrase counts
 /// where it is not part of a longer phrase of another organ: the "iliac" of "iliac bone" is
 /// bone, not a vessel, and the "lobe" of "caudate lobe" is liver, not lung.
-fn stated_organs(lexicon: &Lexicon, folded: &str) -> Vec<&'static str> {
+fn stated_organs(lexicon: &Lexicon, said: &Said) -> Vec<&'static str> {
     let organs = lexicon.organs;
     organs
         .iter()
         .filter(|o| {
             o.phrases.iter().any(|p| {
-                let here = occurrences(folded, p);
+                let here = said.count(p);
                 if here == 0 {
                     return false;
                 }
-                let inner = format!(" {p} ");
                 let within: usize = organs
                     .iter()
                     .filter(|other| other.name != o.name)
                     .flat_map(|other| other.phrases.iter())
-                    .filter(|q| q.len() > p.len() && format!(" {q} ").contains(&inner))
-                    .map(|q| occurrences(folded, q))
+                    .filter(|q| q.len() > p.len() && phrase_within(q, p))
+                    .map(|q| said.count(q))
                     .sum();
                 here > within
             })
@@ -321,22 +370,31 @@ fn stated_organs(lexicon: &Lexicon, folded: &str) -> Vec<&'static str> {
         .collect()
 }
 
-/// The modalities a folded text (` word word `) names, in the lexicon's order.
-fn stated_modalities(lexicon: &Lexicon, folded: &str) -> Vec<&'static str> {
+/// Whether folded phrase `inner` is made of whole words of folded phrase `outer`.
+fn phrase_within(outer: &str, inner: &str) -> bool {
+    let bytes = outer.as_bytes();
+    outer.match_indices(inner).any(|(at, _)| {
+        let end = at + inner.len();
+        (at == 0 || bytes[at - 1] == b' ') && (end == bytes.len() || bytes[end] == b' ')
+    })
+}
+
+/// The modalities folded words name, in the lexicon's order.
+fn stated_modalities(lexicon: &Lexicon, said: &Said) -> Vec<&'static str> {
     lexicon
         .modalities
         .iter()
-        .filter(|m| m.phrases.iter().any(|p| has_phrase(folded, p)))
+        .filter(|m| m.phrases.iter().any(|p| said.has(p)))
         .map(|m| m.name)
         .collect()
 }
 
-/// The lines of a text, folded (` word word `), each with the label of the heading line above
-/// it ("KIDNEYS:" alone on its line names the organ of the lines that follow, up to a blank
-/// line or the next heading). A one-line finding is one line.
-fn organ_lines(text: &str) -> Vec<String> {
+/// The lines of a text, folded, each with the label of the heading line above it ("KIDNEYS:"
+/// alone on its line names the organ of the lines that follow, up to a blank line or the next
+/// heading). A one-line finding is one line.
+fn organ_lines(text: &str) -> Vec<Said> {
     let mut out = Vec::new();
-    let mut heading: Option<String> = None;
+    let mut heading: Option<Vec<String>> = None;
     for line in text.lines() {
         let words = text::words(line);
         if words.is_empty() {
@@ -344,13 +402,12 @@ fn organ_lines(text: &str) -> Vec<String> {
             continue;
         }
         if report::bare_heading(line, &words) {
-            heading = Some(words.join(" "));
+            heading = Some(words);
             continue;
         }
-        let joined = words.join(" ");
         out.push(match &heading {
-            Some(h) => format!(" {h} {joined} "),
-            None => format!(" {joined} "),
+            Some(h) => Said::new(h.iter().cloned().chain(words).collect()),
+            None => Said::new(words),
         });
     }
     out
@@ -400,12 +457,10 @@ pub fn rank_with_withheld(
     let patient = report::about_the_patient(knowledge.lexicon, &read);
     let mut finding = read_finding(knowledge, &patient);
     if matches!(patient, std::borrow::Cow::Owned(_)) {
-        let folded = format!(" {} ", text::words(&read).join(" "));
-        finding.modalities = stated_modalities(knowledge.lexicon, &folded);
+        finding.modalities = stated_modalities(knowledge.lexicon, &Said::of(&read));
     }
     finding.read = patient.into_owned();
     finding.ruled_out = ruled_out;
-    let (mut selected, withheld) = score(knowledge, query, &finding);
     let (groups, more) = findings::findings(
         knowledge,
         query,
@@ -418,24 +473,40 @@ pub fn rank_with_withheld(
     // the systems asked for, each finding's first system in the findings' order
     // (impression first), then each one's second, then third. A system that only a ruled-out
     // finding would pull in is not among them, whatever the whole text's words.
+    // The whole text is searched and scored only when it is not a report of several findings
+    // (a one-line finding, a paragraph): a report's answer is its findings', and the search of
+    // 20,000 characters with its typo walks was the largest cost of reading one.
     let grounded: Vec<&findings::Group> =
         groups.iter().filter(|g| g.assertion.grounded()).collect();
-    if grounded.len() >= 2 {
+    let (selected, withheld) = if grounded.len() >= 2 {
+        // The systems asked for, scored on what was read, without a search.
+        let (asked, _) = score_hits(knowledge, query, &finding, &[]);
+        let mut merged: Vec<Selected> = asked.into_iter().filter(|s| s.forced).collect();
         // A system the report names is first in the findings that name it, not before the
         // first finding of the report.
-        let mut merged: Vec<Selected> = selected.iter().filter(|s| s.forced).cloned().collect();
         for round in 0..findings::SYSTEMS_PER_FINDING {
             for system in grounded.iter().filter_map(|g| g.systems.get(round)) {
                 if !merged.iter().any(|s| s.index == system.index) {
-                    let own = selected.iter().find(|s| s.index == system.index);
-                    merged.push(own.cloned().unwrap_or_else(|| system.clone()));
+                    merged.push(system.clone());
                 }
             }
         }
         let forced = merged.iter().filter(|s| s.forced).count();
         merged.truncate(query.limit.max(forced));
-        selected = merged;
-    }
+        // The not-current entries the findings' rankings left out, best first.
+        let mut withheld: Vec<Withheld> = Vec::new();
+        for w in grounded.iter().flat_map(|g| g.withheld.iter()) {
+            let listed = withheld.iter().any(|o| std::ptr::eq(o.system, w.system));
+            if !listed && !merged.iter().any(|s| std::ptr::eq(s.system, w.system)) {
+                withheld.push(w.clone());
+            }
+        }
+        withheld.sort_by(|a, b| b.score.total_cmp(&a.score));
+        withheld.truncate(3);
+        (merged, withheld)
+    } else {
+        score(knowledge, query, &finding)
+    };
     finding.groups = groups;
     finding.more_findings = more;
     (finding, selected, withheld)

@@ -1,6 +1,7 @@
 //! `ground FILE [json|markdown] [compact|full] [MAX_TOKENS] [verified]`: grounds a report from a file (or `-` for
 //! standard input) on the host, as `POST /api/v1/context` would, and prints the answer. For
 //! reading the grounding of a report while curating the corpus's grounding knowledge.
+//! With `RADREF_GROUND_TIMES=N` it also prints the median time of N more groundings.
 
 use radref::context::{self, ContextQuery};
 use radref::knowledge::KNOWLEDGE;
@@ -37,6 +38,22 @@ fn main() -> ExitCode {
         }
     };
     let answer = context::answer::ground(&KNOWLEDGE, &query);
+    // RADREF_GROUND_TIMES=N: ground N more times and print the median on standard error.
+    if let Some(n) = std::env::var("RADREF_GROUND_TIMES")
+        .ok()
+        .and_then(|n| n.parse::<usize>().ok())
+        .filter(|n| *n > 0)
+    {
+        let mut times: Vec<f64> = (0..n)
+            .map(|_| {
+                let start = std::time::Instant::now();
+                std::hint::black_box(context::answer::ground(&KNOWLEDGE, &query));
+                start.elapsed().as_secs_f64() * 1000.0
+            })
+            .collect();
+        times.sort_by(f64::total_cmp);
+        eprintln!("ground: median {:.3} ms over {n} calls", times[n / 2]);
+    }
     match query.format {
         context::Format::Json => println!(
             "{}",

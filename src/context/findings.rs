@@ -75,6 +75,8 @@ pub struct Group {
     /// The trigger that made it possible, absent or historical, with the phrase it ruled.
     pub trigger: Option<RuledOut>,
     pub systems: Vec<Selected>,
+    /// The not-current entries its ranking left out (with `verified`).
+    pub withheld: Vec<super::Withheld>,
     /// The words it was ranked on: its sentence, with its line's label and heading.
     pub read: String,
     /// Where those words are in the text: the heading line, the label and the sentence, as
@@ -142,24 +144,25 @@ fn reports_on(knowledge: &Knowledge, words: &[String]) -> bool {
     {
         return false;
     }
-    let folded = format!(" {} ", words.join(" "));
-    words.iter().any(|w| lexicon.measured(w).is_some())
-        || lexicon
-            .finding_words
-            .iter()
-            .any(|p| super::has_phrase(&folded, p))
+    if words.iter().any(|w| lexicon.measured(w).is_some()) {
+        return true;
+    }
+    let said = super::Said::new(words.to_vec());
+    lexicon.finding_words.iter().any(|p| said.has(p))
 }
 
 /// Whether folded words name an organ or a finding: what a ruled-out sentence must have named
 /// to be listed as a finding the text rules out ("Thyroid: unremarkable").
 fn names_something(knowledge: &Knowledge, words: &[String]) -> bool {
-    let folded = format!(" {} ", words.join(" "));
-    reports_on(knowledge, words)
-        || knowledge
-            .lexicon
-            .organs
-            .iter()
-            .any(|o| o.phrases.iter().any(|p| super::has_phrase(&folded, p)))
+    if reports_on(knowledge, words) {
+        return true;
+    }
+    let said = super::Said::new(words.to_vec());
+    knowledge
+        .lexicon
+        .organs
+        .iter()
+        .any(|o| o.phrases.iter().any(|p| said.has(p)))
 }
 
 /// The findings of a text (`read` is the text as grounding reads it: ruled-out words and the
@@ -186,11 +189,10 @@ pub fn findings(
     // lobe, 1.8 cm").
     let (exam_organs, exam_modalities) = match &sections[..] {
         [title, _, ..] if title.kind.is_none() => {
-            let words = text::words(&slice(&chars, title.span[0], title.span[1]));
-            let folded = format!(" {} ", words.join(" "));
+            let said = super::Said::of(&slice(&chars, title.span[0], title.span[1]));
             (
-                super::stated_organs(knowledge.lexicon, &folded),
-                super::stated_modalities(knowledge.lexicon, &folded),
+                super::stated_organs(knowledge.lexicon, &said),
+                super::stated_modalities(knowledge.lexicon, &said),
             )
         }
         _ => (Vec::new(), Vec::new()),
@@ -260,6 +262,7 @@ pub fn findings(
                             assertion: Assertion::ruled_out(rule.assertion),
                             trigger: Some((*rule).clone()),
                             systems: Vec::new(),
+                            withheld: Vec::new(),
                             read: String::new(),
                             pieces: Vec::new(),
                         });
@@ -298,6 +301,7 @@ pub fn findings(
                         },
                         trigger: hedge,
                         systems: Vec::new(),
+                        withheld: Vec::new(),
                         read: String::new(),
                         pieces,
                     },
@@ -316,7 +320,7 @@ pub fn findings(
         .into_iter()
         .take(MAX_FINDINGS)
         .map(|(_, mut g, context)| {
-            g.systems = rank(knowledge, query, &context, report_wide, &exam);
+            (g.systems, g.withheld) = rank(knowledge, query, &context, report_wide, &exam);
             g.read = context;
             g
         })
@@ -341,12 +345,12 @@ fn restate(knowledge: &Knowledge, found: &mut [(usize, Group, String)]) {
             .collect()
     };
     let names_organ = |text: &str| {
-        let folded = format!(" {} ", text::words(text).join(" "));
+        let said = super::Said::of(text);
         knowledge
             .lexicon
             .organs
             .iter()
-            .any(|o| o.phrases.iter().any(|p| super::has_phrase(&folded, p)))
+            .any(|o| o.phrases.iter().any(|p| said.has(p)))
     };
     let bodies: Vec<(bool, std::collections::BTreeSet<String>)> = found
         .iter()
@@ -404,7 +408,7 @@ fn rank(
     text: &str,
     report: &Finding,
     exam: &Exam,
-) -> Vec<Selected> {
+) -> (Vec<Selected>, Vec<super::Withheld>) {
     let mut finding = read_finding(knowledge, text);
     if finding.organs.is_empty() {
         finding.organs = exam.organs.clone();
@@ -436,8 +440,8 @@ fn rank(
     };
     // The whole report was searched with its typo walks; a finding's own words match exactly.
     let hits = search::search_exact(text, knowledge.ranking.finding_search_hits);
-    let mut systems = score_hits(knowledge, &unit, &finding, &hits).0;
+    let (mut systems, withheld) = score_hits(knowledge, &unit, &finding, &hits);
     let floor = systems.first().map_or(0.0, |s| s.score) * knowledge.ranking.finding_relative_floor;
     systems.retain(|s| s.score >= floor || s.forced || s.named);
-    systems
+    (systems, withheld)
 }

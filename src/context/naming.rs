@@ -116,18 +116,24 @@ struct Name {
     words: Vec<String>,
 }
 
-/// Every name worth matching, folded once per isolate. A name of fewer than three letters
-/// and digits ("C0") is too short to name anything in free text.
-fn all_names() -> &'static [Name] {
-    static NAMES: std::sync::OnceLock<Vec<Name>> = std::sync::OnceLock::new();
+/// Every name worth matching, folded once per isolate, and the names by their first word. A
+/// name of fewer than three letters and digits ("C0") is too short to name anything in free
+/// text.
+struct Names {
+    all: Vec<Name>,
+    by_first: std::collections::HashMap<String, Vec<usize>>,
+}
+
+fn all_names() -> &'static Names {
+    static NAMES: std::sync::OnceLock<Names> = std::sync::OnceLock::new();
     NAMES.get_or_init(|| {
-        let mut out = Vec::new();
+        let mut all = Vec::new();
         for (index, system) in SYSTEMS.iter().enumerate() {
             for (name, tier) in names(system) {
                 let words = text::words(name);
                 let chars: usize = words.iter().map(String::len).sum();
                 if chars >= 3 {
-                    out.push(Name {
+                    all.push(Name {
                         index,
                         name,
                         tier,
@@ -136,24 +142,37 @@ fn all_names() -> &'static [Name] {
                 }
             }
         }
-        out
+        let mut by_first: std::collections::HashMap<String, Vec<usize>> =
+            std::collections::HashMap::new();
+        for (k, n) in all.iter().enumerate() {
+            by_first.entry(n.words[0].clone()).or_default().push(k);
+        }
+        Names { all, by_first }
     })
 }
 
-/// The systems `text` names explicitly, in the order of [`SYSTEMS`].
+/// The systems `text` names explicitly, in the order of [`SYSTEMS`]. Each word of the text
+/// looks up the names that start with it, so the work grows with the text, not with the
+/// names times the text.
 pub fn named_systems(text: &str) -> Vec<Named> {
     let words = text::words(text);
     if words.is_empty() {
         return Vec::new();
     }
-    let index = text::WordIndex::new(&words);
+    let names = all_names();
     let mut hits: Vec<Hit> = Vec::new();
-    for n in all_names() {
-        let mut starts = index.starts(&n.words).peekable();
-        if starts.peek().is_none() || (capitals_only(n.name) && !has_word_exact(text, n.name)) {
+    for start in 0..words.len() {
+        let Some(candidates) = names.by_first.get(&words[start]) else {
             continue;
-        }
-        for start in starts {
+        };
+        for &k in candidates {
+            let n = &names.all[k];
+            let matches = words
+                .get(start..start + n.words.len())
+                .is_some_and(|w| w == n.words.as_slice());
+            if !matches || (capitals_only(n.name) && !has_word_exact(text, n.name)) {
+                continue;
+            }
             hits.push(Hit {
                 index: n.index,
                 tier: n.tier,
