@@ -46,6 +46,8 @@ pub struct Lexicon {
     pub finding_words: &'static [&'static str],
     /// Words that open a recommendation, not a finding.
     pub recommendation_words: &'static [&'static str],
+    /// The report-wide settings and the phrases that state them.
+    pub settings: &'static [Words],
 }
 
 impl Lexicon {
@@ -65,6 +67,21 @@ pub struct Effect {
     pub systems: &'static [u16],
     /// Above 1 favours, below 1 disfavours.
     pub factor: f64,
+    /// The cited corpus line the effect rests on.
+    pub basis: Option<Basis>,
+    /// Why an effect that only follows the words is what it is.
+    pub policy: Option<&'static str>,
+}
+
+/// The cited line a cue's effect rests on: its system (an index into the corpus's systems),
+/// its path in the system's file, and the line itself (its reference id and locator).
+#[derive(Debug)]
+pub struct Basis {
+    pub system: usize,
+    pub line: &'static str,
+    pub text: &'static str,
+    pub citation: &'static str,
+    pub locator: &'static str,
 }
 
 /// The headings of one kind of section, folded.
@@ -82,6 +99,8 @@ pub struct Cue {
     pub name: &'static str,
     pub organ: Option<&'static str>,
     pub phrases: &'static [&'static str],
+    /// Report-wide settings that fire the cue for every finding about its organ.
+    pub settings: &'static [&'static str],
     pub effects: &'static [Effect],
 }
 

@@ -936,6 +936,12 @@ fn components() -> Value {
                                 "assertion": { "type": "string", "enum": ["negated", "historical", "hypothetical", "family"] }, "trigger": { "type": "string" },
                                 "trigger_span": { "type": "array", "items": { "type": "integer" }, "minItems": 2, "maxItems": 2 } } } } } },
                     "note": { "type": "string", "description": "Present when nothing was asked for." },
+                    "setting": { "type": "object", "required": ["settings", "read"], "description": "The report-wide setting (corpus/grounding/lexicon.json, settings), read once and applied to every finding: a cue that lists a setting fires for each finding about its organ wherever the report states it. What the text negates states no setting; what it places in the past does.",
+                        "properties": { "settings": { "type": "array", "items": { "type": "string" } },
+                            "age_years": { "type": ["number", "null"] }, "sex": { "enum": ["female", "male", null] },
+                            "read": { "type": "array", "items": { "type": "object", "required": ["setting", "text", "span"], "properties": {
+                                "setting": { "type": "string" }, "text": { "type": "string" },
+                                "span": { "type": "array", "items": { "type": "integer" }, "minItems": 2, "maxItems": 2 } } } } } },
                     "findings": { "type": "array", "description": "The text's findings: the sentences of its findings and impression sections (or of a text without headings) that report something a guideline may govern (a measured noun such as nodule, cyst, mass, laceration, or a finding word of the grounding lexicon), each with its section, its assertion and the trigger that decided it, its [start, end) character span and its own systems, best first. Present and possible findings come first (impression first, at most 24, each ranked); then the findings the text rules out (absent or historical, with no system, at most 48). Each grounded finding carries the evaluator inputs of its first system read from its words (each with the span it came from), the inputs still missing (with their definitions) and what the evaluator decides (the cited rule and outcome).",
                         "items": context_finding_schema() },
                     "more_findings": { "type": "integer", "description": "Findings past the most grounded per text (24), counted, not grounded." },
@@ -946,6 +952,11 @@ fn components() -> Value {
                 }
             },
             "Evaluation": evaluation_schema(),
+            "Because": { "type": "object", "required": ["cue", "factor"], "description": "A cue (corpus/grounding/cues.json) that weighed on a system's score: its factor (above 1 favours, below 1 disfavours) and the cited corpus line it rests on, or the policy when it only follows the words.",
+                "properties": { "cue": { "type": "string" }, "factor": { "type": "number" }, "policy": { "type": "string" },
+                    "line": { "type": "object", "required": ["system", "path", "text", "citation", "locator"], "properties": {
+                        "system": { "type": "string" }, "path": { "type": "string" }, "text": { "type": "string" },
+                        "citation": { "type": "string" }, "locator": { "type": "string" } } } } },
             "MissingInput": { "type": "object", "required": ["id", "label", "type"], "description": "An evaluator input still needed, with what it takes.",
                 "properties": { "id": { "type": "string" }, "label": { "type": "string" },
                     "type": { "type": "string", "enum": ["enum", "multi", "number", "boolean"] },
@@ -1092,9 +1103,10 @@ fn context_finding_schema() -> Value {
                                         "code": { "type": "string" }, "label": { "type": "string" }, "definition": { "$ref": "#/components/schemas/Line" },
                                         "management": { "type": "array", "items": { "$ref": "#/components/schemas/Line" } } } } } } },
                                 "link": { "type": "string" } } },
-                            "systems": { "type": "array", "items": { "type": "object", "required": ["slug", "name", "score", "reasons"], "properties": {
+                            "systems": { "type": "array", "items": { "type": "object", "required": ["slug", "name", "score", "reasons", "because"], "properties": {
                                 "slug": { "type": "string" }, "name": { "type": "string" }, "score": { "type": "number" },
-                                "reasons": { "type": "array", "items": { "type": "string" } } } } } } })
+                                "reasons": { "type": "array", "items": { "type": "string" } },
+                                "because": { "type": "array", "items": { "$ref": "#/components/schemas/Because" } } } } } } })
 }
 
 /// One system of a context answer (kept apart from the components so the `json!` macro stays
@@ -1107,7 +1119,8 @@ fn context_system_schema() -> Value {
             "slug": { "type": "string" }, "name": { "type": "string" },
             "family": { "$ref": "#/components/schemas/Family" },
             "status": { "$ref": "#/components/schemas/Status" },
-            "why": { "type": "object", "required": ["score", "matched_terms", "reasons"] },
+            "why": { "type": "object", "required": ["score", "matched_terms", "reasons", "because"],
+                "properties": { "because": { "type": "array", "items": { "$ref": "#/components/schemas/Because" } } } },
             "scope": { "type": "array", "items": { "$ref": "#/components/schemas/Line" } },
             "decision_units": { "type": "array", "items": { "type": "object" } },
             "outcomes": { "type": "array", "items": { "type": "object" } },

@@ -33,6 +33,8 @@ pub struct Grounding {
     pub notice: &'static str,
     pub query: QueryEcho,
     pub finding: FindingRead,
+    /// The report-wide setting, read once and applied to every finding.
+    pub setting: super::setting::Setting,
     /// The report's findings, each with the systems that govern it (impression first).
     pub findings: Vec<FindingContext>,
     /// Findings past the most grounded per text, counted, not grounded.
@@ -110,6 +112,56 @@ pub struct FindingSystem {
     pub name: &'static str,
     pub score: f64,
     pub reasons: Vec<String>,
+    /// The cues that weighed on it, each with the cited line (or the policy) it rests on.
+    pub because: Vec<Because>,
+}
+
+/// A cue that weighed on a system's score: its factor (above 1 favours, below disfavours) and
+/// the cited corpus line it rests on ("Does not apply to patients with a known primary
+/// cancer"), or the policy when it only follows the words.
+#[derive(Clone, Debug, Serialize)]
+pub struct Because {
+    pub cue: &'static str,
+    pub factor: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub line: Option<BasisLine>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub policy: Option<&'static str>,
+}
+
+/// The cited line of a cue's basis.
+#[derive(Clone, Debug, Serialize)]
+pub struct BasisLine {
+    /// The system whose line it is, and the line's path in its file (`scope[2]`).
+    pub system: &'static str,
+    pub path: &'static str,
+    pub text: &'static str,
+    /// The reference as one citation string.
+    pub citation: String,
+    pub locator: &'static str,
+}
+
+/// Why a selected system's score was weighed as it was: its cues with their cited lines.
+fn because(selected: &Selected) -> Vec<Because> {
+    selected
+        .because
+        .iter()
+        .map(|(cue, effect)| Because {
+            cue,
+            factor: effect.factor,
+            line: effect.basis.as_ref().map(|b| BasisLine {
+                system: SYSTEMS[b.system].slug,
+                path: b.line,
+                text: b.text,
+                citation: compiled::logic(b.system)
+                    .and_then(|l| l.references.get(b.citation))
+                    .map(cite)
+                    .unwrap_or_else(|| b.citation.to_string()),
+                locator: b.locator,
+            }),
+            policy: effect.policy,
+        })
+        .collect()
 }
 
 /// The query as it was read.
@@ -176,6 +228,8 @@ pub struct Why {
     pub score: f64,
     pub matched_terms: Vec<String>,
     pub reasons: Vec<String>,
+    /// The cues that weighed on the score, each with the cited line it rests on.
+    pub because: Vec<Because>,
 }
 
 /// A unit the finding alone decides.
@@ -489,6 +543,7 @@ fn system_context(
             score: sel.score,
             matched_terms: sel.matched_terms.clone(),
             reasons: sel.reasons.clone(),
+            because: because(sel),
         },
         scope,
         decision_units: units,
@@ -648,6 +703,7 @@ pub fn ground(knowledge: &Knowledge, query: &ContextQuery) -> Grounding {
                 .collect(),
             ruled_out: finding.ruled_out,
         },
+        setting: finding.setting,
         findings: finding
             .groups
             .into_iter()
@@ -675,6 +731,7 @@ pub fn ground(knowledge: &Knowledge, query: &ContextQuery) -> Grounding {
                         name: s.system.name,
                         score: s.score,
                         reasons: s.reasons.clone(),
+                        because: because(s),
                     })
                     .collect(),
             }})

@@ -228,6 +228,8 @@ pub fn findings(
             let body_from = label.map_or(from, |(_, t)| t);
             let mut pieces: Vec<[usize; 2]> = heading.iter().map(|h| h.1).collect();
             pieces.extend(label.map(|(f, t)| [f, t]));
+            // The finding this line opened, by its place in `found`.
+            let mut line_finding: Option<usize> = None;
             for (n, (s, e)) in sentences(&chars, body_from, to).into_iter().enumerate() {
                 let sentence = slice(&chars, s, e);
                 // What the sentence still asserts, with its line's label: "Nodule 1: right
@@ -269,14 +271,28 @@ pub fn findings(
                     }
                     continue;
                 }
-                let context = format!(
-                    "{} {label_text} {sentence}",
-                    heading.as_ref().map(|h| h.0.as_str()).unwrap_or_default()
-                );
                 let (trim_from, trim_to) = trimmed(&original, s, e);
                 if trim_from >= trim_to {
                     continue;
                 }
+                // A later sentence of a labelled line that reports only through the label
+                // ("Observation 1: segment 8, 2.3 cm. Nonrim APHE and washout.") goes on
+                // describing the line's finding: it joins it instead of standing alone.
+                if let Some(at) = line_finding.filter(|_| {
+                    n > 0 && label.is_some() && !reports_on(knowledge, &text::words(&sentence))
+                }) {
+                    let (_, group, context) = &mut found[at];
+                    group.span[1] = trim_to;
+                    group.text = slice(&original, group.span[0], trim_to);
+                    group.pieces.push([s, e]);
+                    context.push(' ');
+                    context.push_str(&sentence);
+                    continue;
+                }
+                let context = format!(
+                    "{} {label_text} {sentence}",
+                    heading.as_ref().map(|h| h.0.as_str()).unwrap_or_default()
+                );
                 let hedge = hedged
                     .iter()
                     .find(|h| h.span[0] < trim_to && h.span[1] > trim_from)
@@ -307,6 +323,7 @@ pub fn findings(
                     },
                     context,
                 ));
+                line_finding = Some(found.len() - 1);
             }
         }
     }
@@ -382,7 +399,10 @@ fn trimmed(chars: &[char], from: usize, to: usize) -> (usize, usize) {
     }
     // A list number ("1. ") is not part of the finding.
     let digits = (s..e).take_while(|&i| chars[i].is_ascii_digit()).count();
-    if digits > 0 && chars.get(s + digits) == Some(&'.') {
+    // "1. " is a list number; "1.8 cm" is a size.
+    let listed = chars.get(s + digits) == Some(&'.')
+        && !chars.get(s + digits + 1).is_some_and(char::is_ascii_digit);
+    if digits > 0 && listed {
         s += digits + 1;
         while s < e && !chars[s].is_alphanumeric() {
             s += 1;
@@ -427,6 +447,7 @@ fn rank(
             finding.cues.push(cue.name);
         }
     }
+    super::setting::apply(knowledge, &report.setting, &mut finding);
     finding.read = text.to_string();
     let unit = ContextQuery {
         text: text.to_string(),

@@ -163,6 +163,21 @@ pub fn markdown(answer: &Grounding) -> String {
             }
         ));
     }
+    let setting = &answer.setting;
+    if !setting.read.is_empty() || setting.age_years.is_some() {
+        let mut said: Vec<String> = setting
+            .read
+            .iter()
+            .map(|s| format!("{} (\"{}\")", s.setting.replace('_', " "), s.text))
+            .collect();
+        if let Some(age) = setting.age_years {
+            said.push(format!("{age} years"));
+        }
+        b.md.push_str(&format!(
+            "Setting read from the text, applied to every finding: {}.\n\n",
+            said.join("; ")
+        ));
+    }
     if !answer.withheld_systems.is_empty() {
         let names: Vec<String> = answer
             .withheld_systems
@@ -282,6 +297,23 @@ fn finding_block(b: &mut Block, out: &mut String, n: usize, f: &FindingContext) 
             format!("; also {}", others.join(", "))
         }
     ));
+    for why in &first.because {
+        if let Some(line) = &why.line {
+            let verb = if why.factor > 1.0 {
+                "favoured"
+            } else {
+                "disfavoured"
+            };
+            let n = b.refs.number(line.system, line.citation.clone());
+            out.push_str(&format!(
+                "- {verb} by {} (×{}): {} [{n}, {}]\n",
+                why.cue,
+                why.factor,
+                one_line(line.text, 300),
+                one_line(line.locator, 80)
+            ));
+        }
+    }
     if !f.inputs.is_empty() {
         let read: Vec<String> = f
             .inputs

@@ -122,6 +122,17 @@ pub struct Lexicon {
     pub recommendation_words: Vec<String>,
     /// The section headings reports write, by kind.
     pub sections: Vec<SectionWords>,
+    /// The report-wide setting a report states (screening, known cancer, HCC risk, pregnancy,
+    /// immunosuppression, trauma, post-treatment, sex), each with the words that state it.
+    pub settings: Vec<SettingWords>,
+}
+
+/// One setting of a report and the phrases that state it ("known malignancy": known cancer).
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SettingWords {
+    pub setting: String,
+    pub phrases: Vec<String>,
 }
 
 /// The headings of one kind of report section ("TECHNIQUE:", "CLINICAL HISTORY:").
@@ -186,6 +197,10 @@ pub struct Cue {
     #[serde(default)]
     pub organ: Option<String>,
     pub phrases: Vec<String>,
+    /// Report-wide settings (`lexicon.json`, `settings`) that fire the cue for every finding
+    /// of the report about its organ, wherever the report states them.
+    #[serde(default)]
+    pub settings: Vec<String>,
     pub effects: Vec<Effect>,
     pub verification: Verification,
     #[serde(default)]
@@ -423,6 +438,22 @@ pub fn validate(grounding: &Grounding, systems: &[(String, System)]) -> Vec<Prob
     let mut problems = Vec::new();
     problems.extend(validate_lexicon(&grounding.lexicon, &corpus));
     problems.extend(validate_cues(&grounding.cues, &corpus));
+    for (i, cue) in grounding.cues.cues.iter().enumerate() {
+        for (k, setting) in cue.settings.iter().enumerate() {
+            if !grounding
+                .lexicon
+                .settings
+                .iter()
+                .any(|s| &s.setting == setting)
+            {
+                problems.push(Problem {
+                    file: CUES_FILE.to_string(),
+                    path: format!("$.cues[{i}].settings[{k}]"),
+                    reason: format!("unknown setting '{setting}': lexicon.json lists the settings"),
+                });
+            }
+        }
+    }
     problems.extend(validate_ranking(&grounding.ranking, &corpus));
     problems.extend(validate_assertions(&grounding.assertions));
     problems
@@ -601,6 +632,17 @@ fn validate_lexicon(lexicon: &Lexicon, corpus: &Corpus) -> Vec<Problem> {
     }
     check_phrases(&mut r, "$.finding_words", &lexicon.finding_words, false);
     check_phrases(&mut r, "$.generic_values", &lexicon.generic_values, false);
+    let mut settings = BTreeSet::new();
+    for (i, entry) in lexicon.settings.iter().enumerate() {
+        let path = format!("$.settings[{i}]");
+        if entry.setting.is_empty() || !settings.insert(entry.setting.as_str()) {
+            r.add(
+                format!("{path}.setting"),
+                format!("setting '{}' is empty or named twice", entry.setting),
+            );
+        }
+        check_phrases(&mut r, &format!("{path}.phrases"), &entry.phrases, false);
+    }
     let mut headings: BTreeMap<&str, SectionKind> = BTreeMap::new();
     for (i, entry) in lexicon.sections.iter().enumerate() {
         let path = format!("$.sections[{i}].phrases");
@@ -891,6 +933,12 @@ pub fn emit(grounding: &Grounding, systems: &[(String, System)]) -> String {
         })
         .collect();
     let sections = format!("&[{}]", sections.join(", "));
+    let settings = words(
+        lex.settings
+            .iter()
+            .map(|s| (s.setting.as_str(), &s.phrases[..]))
+            .collect(),
+    );
     writeln!(
         out,
         "pub static LEXICON: Lexicon = Lexicon {{\n    organs: {organs},\n    modalities: {modalities},\n    \
@@ -898,7 +946,7 @@ pub fn emit(grounding: &Grounding, systems: &[(String, System)]) -> String {
          modality_spellings: &{spellings:?},\n    \
          measured_nouns: {measured},\n    lesion_nouns: &{:?},\n    measure_words: &{:?},\n    \
          clause_breaks: &{:?},\n    negations: &{:?},\n    generic_values: &{:?},\n    age_words: &{:?},\n    \
-         finding_words: &{:?},\n    recommendation_words: &{:?},\n}};\n",
+         finding_words: &{:?},\n    recommendation_words: &{:?},\n    settings: {settings},\n}};\n",
         lex.lesion_nouns, lex.measure_words, lex.clause_breaks, lex.negations, lex.generic_values, lex.age_words,
         lex.finding_words, lex.recommendation_words
     )
@@ -915,15 +963,37 @@ pub fn emit(grounding: &Grounding, systems: &[(String, System)]) -> String {
                     .into_iter()
                     .map(|i| i as u16)
                     .collect();
-                format!("Effect {{ systems: &{systems:?}, factor: {:?} }}", e.factor)
+                // The basis as the cited line it points to (its system's index, its text,
+                // reference id and locator), so an answer can show why without a lookup.
+                let basis = e
+                    .basis
+                    .as_ref()
+                    .and_then(|b| {
+                        let index = corpus.index(&b.system)?;
+                        let value = serde_json::to_value(corpus.systems[index]).ok()?;
+                        let line = line_at(&value, &b.line)?;
+                        Some(format!(
+                            "Some(Basis {{ system: {index}, line: {:?}, text: {:?}, citation: {:?}, locator: {:?} }})",
+                            b.line,
+                            line["text"].as_str().unwrap_or_default(),
+                            line["citation"].as_str().unwrap_or_default(),
+                            line["locator"].as_str().unwrap_or_default(),
+                        ))
+                    })
+                    .unwrap_or_else(|| "None".to_string());
+                format!(
+                    "Effect {{ systems: &{systems:?}, factor: {:?}, basis: {basis}, policy: {:?} }}",
+                    e.factor, e.policy
+                )
             })
             .collect();
         writeln!(
             out,
-            "    Cue {{ name: {:?}, organ: {:?}, phrases: &{:?}, effects: &[{}] }},",
+            "    Cue {{ name: {:?}, organ: {:?}, phrases: &{:?}, settings: &{:?}, effects: &[{}] }},",
             cue.name,
             cue.organ,
             cue.phrases,
+            cue.settings,
             effects.join(", ")
         )
         .unwrap();

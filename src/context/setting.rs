@@ -1,0 +1,113 @@
+//! The report-wide setting: what a report says of the patient and the examination that
+//! chooses between guidelines for every one of its findings (screening, known cancer, HCC risk,
+//! pregnancy, immunosuppression, trauma, post-treatment, sex, age), read once, each with the
+//! words that state it. The words are corpus data (`lexicon.json`, `settings`); a cue that
+//! lists a setting (`cues.json`, `settings`) fires for every finding about its organ when the
+//! report states it anywhere ("History: cirrhosis" for the liver observation of the findings).
+//!
+//! What the text negates, asks about or says of a relative states no setting ("No known
+//! malignancy"); what it places in the past does ("status post TACE", "history of lymphoma").
+
+use super::assertion::RuledOut;
+use super::prefill;
+use crate::corpus::text;
+use crate::knowledge::{Category, Knowledge};
+use serde::Serialize;
+
+/// The settings that name the patient's sex.
+const SEXES: [&str; 2] = ["female", "male"];
+
+/// A setting the text states, and where.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Stated {
+    pub setting: &'static str,
+    /// The words as the text writes them, and their `[start, end)` character offsets.
+    pub text: String,
+    pub span: [usize; 2],
+}
+
+/// The report-wide setting.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Setting {
+    /// The settings stated, each once, in the lexicon's order (sex apart).
+    pub settings: Vec<&'static str>,
+    pub age_years: Option<f64>,
+    /// `female` or `male`, the first the text states.
+    pub sex: Option<&'static str>,
+    /// Where each setting (and the sex) was first stated.
+    pub read: Vec<Stated>,
+}
+
+impl Setting {
+    /// Whether the report states one of `settings`.
+    pub fn states_any(&self, settings: &[&str]) -> bool {
+        settings.iter().any(|s| self.settings.contains(s))
+    }
+}
+
+/// Reads the setting of `original` (the submitted text); `ruled` are its ruled-out phrases.
+pub fn read(knowledge: &Knowledge, original: &str, ruled: &[RuledOut]) -> Setting {
+    let mut chars: Vec<char> = original.chars().collect();
+    for r in ruled.iter().filter(|r| r.assertion != Category::Historical) {
+        for span in [r.span, r.trigger_span] {
+            for c in chars.iter_mut().take(span[1]).skip(span[0]) {
+                if *c != '\n' {
+                    *c = ' ';
+                }
+            }
+        }
+    }
+    let kept: String = chars.iter().collect();
+    let spans = text::spans(&kept);
+    let words: Vec<String> = spans.iter().map(|s| s.text.clone()).collect();
+    let index = text::WordIndex::new(&words);
+    let mut setting = Setting::default();
+    for entry in knowledge.lexicon.settings {
+        let first = entry
+            .phrases
+            .iter()
+            .filter_map(|p| {
+                let phrase: Vec<String> = p.split(' ').map(String::from).collect();
+                let first = index.starts(&phrase).next();
+                first.map(|at| (at, at + phrase.len()))
+            })
+            .min();
+        let Some((at, end)) = first else {
+            continue;
+        };
+        let span = [spans[at].start, spans[end - 1].end];
+        setting.read.push(Stated {
+            setting: entry.name,
+            text: chars[span[0]..span[1]].iter().collect(),
+            span,
+        });
+        if !SEXES.contains(&entry.name) {
+            setting.settings.push(entry.name);
+        }
+    }
+    setting.sex = setting
+        .read
+        .iter()
+        .filter(|s| SEXES.contains(&s.setting))
+        .min_by_key(|s| s.span[0])
+        .map(|s| s.setting);
+    setting.age_years = prefill::sizes_and_age(knowledge.lexicon, &words)
+        .1
+        .map(|a| a.years);
+    setting
+}
+
+/// Fires, for what was read of a finding, the cues whose settings the report states and whose
+/// organ (if any) the finding names.
+pub fn apply(knowledge: &Knowledge, setting: &Setting, finding: &mut super::Finding) {
+    for cue in knowledge
+        .cues
+        .iter()
+        .filter(|c| setting.states_any(c.settings))
+    {
+        let about = cue.organ.is_none_or(|o| finding.organs.contains(&o));
+        if about && !finding.cues.contains(&cue.name) {
+            finding.cues.push(cue.name);
+        }
+    }
+}
