@@ -1,4 +1,6 @@
-// The grounding playground: paste a finding, see the systems that govern it (ranked, with the
+// The grounding playground: paste a finding or a whole report, see each finding highlighted in
+// the text by what the report asserts of it, the system that governs it with the inputs read
+// and the cited outcome, the prefilled calculator to edit, the systems ranked (with the
 // reasons) and the markdown block an assistant would receive, ready to copy. Needs a key with
 // the context scope.
 
@@ -60,7 +62,7 @@ export async function render(view) {
     onChange: () => { mount(results); },
   });
   const text = h('textarea', { rows: '5', spellcheck: 'true', placeholder: EXAMPLE });
-  const tf = field('Finding', text, { name: 'text', hint: 'Paste the finding as you would dictate it (up to 20,000 characters).' });
+  const tf = field('Finding or report', text, { name: 'text', hint: 'Paste a finding as you would dictate it, or a whole report with its sections (up to 20,000 characters).' });
   const organ = h('select', {}, h('option', { value: '' }, 'any organ'));
   const of = field('Restrict to organ', organ, { name: 'organ' });
   const limit = h('input', { type: 'number', min: '1', max: '8', value: '4' });
@@ -97,14 +99,15 @@ export async function render(view) {
       text.focus();
       return;
     }
-    const body = { text: text.value, limit: Number(limit.value) || 4, verified: !drafts.checked };
+    const submitted = text.value;
+    const body = { text: submitted, limit: Number(limit.value) || 4, verified: !drafts.checked };
     if (organ.value) body.organ = organ.value;
     try {
       const [json, md] = await loading({ status, region: results, button, label: 'Grounding…' }, () => Promise.all([
         api('/api/v1/context', { method: 'POST', key: key.get(), body }),
         api('/api/v1/context', { method: 'POST', key: key.get(), body: { ...body, format: 'markdown' }, accept: 'text' }),
       ]));
-      show(json.data, md.data, md.headers.get('X-Approx-Tokens'));
+      show(json.data, md.data, md.headers.get('X-Approx-Tokens'), submitted);
     } catch (err) {
       status.textContent = 'Grounding failed.';
       if (err.status === 401 || err.status === 403) setFieldError(key.field, err.message);
@@ -116,7 +119,7 @@ export async function render(view) {
     }
   });
 
-  function show(data, markdown, tokens) {
+  function show(data, markdown, tokens, submitted) {
     const f = data.finding || {};
     const read = [
       f.organs && f.organs.length ? `organs ${f.organs.join(', ')}` : null,
@@ -136,6 +139,7 @@ export async function render(view) {
     mount(results,
       h('p', { class: 'notice-inline', role: 'note' }, data.notice),
       data.note ? h('p', { class: 'warn' }, data.note) : null,
+      reportView(submitted, data),
       h('section', { 'aria-labelledby': 'ranked-h' },
         h('h2', { id: 'ranked-h' }, 'Ranked systems'),
         h('p', { class: 'muted' }, read.length ? `Read from the finding: ${read.join(' · ')}.` : 'Nothing specific was read from the finding.'),
@@ -158,4 +162,100 @@ function withheldNote(withheld) {
     ...withheld.flatMap((w, i) => [i ? '; ' : '',
       h('a', { href: `#/systems/${encodeURIComponent(w.slug)}` }, w.name), ` (${w.status})`]),
     '. Tick “Include draft lines” to ground in them as well.');
+}
+
+const ASSERTED = {
+  present: 'present',
+  possible: 'possible (hedged)',
+  absent: 'ruled out',
+  historical: 'historical',
+};
+
+/**
+ * The text as submitted, each finding marked by its assertion. Spans count Unicode code
+ * points, as the API does, so the text is split into code points, not UTF-16 units.
+ */
+function markedText(submitted, findings) {
+  const chars = Array.from(submitted);
+  const spans = findings.slice().sort((a, b) => a.span[0] - b.span[0]);
+  const parts = [];
+  let at = 0;
+  for (const f of spans) {
+    const [start, end] = f.span;
+    if (start < at || end > chars.length) continue;
+    if (start > at) parts.push(chars.slice(at, start).join(''));
+    parts.push(h('mark', {
+      class: `finding assert-${f.assertion}`,
+      title: `${ASSERTED[f.assertion] || f.assertion}${f.systems.length ? `: ${f.systems[0].name}` : ''}`,
+    }, chars.slice(start, end).join('')));
+    at = end;
+  }
+  if (at < chars.length) parts.push(chars.slice(at).join(''));
+  return h('pre', { class: 'report-text', tabindex: '0', 'aria-label': 'The report, its findings marked' }, parts);
+}
+
+/** One finding: its words, assertion, governing system, inputs read, outcome and calculator. */
+function findingCard(f, index, systems) {
+  const first = f.systems[0];
+  const trigger = f.trigger ? ` (“${f.trigger.text}”)` : '';
+  const items = [
+    h('h3', {}, `${index + 1}. `, h('q', {}, f.text)),
+    h('p', { class: 'badges' }, h('span', { class: `badge assert-${f.assertion}` }, `${ASSERTED[f.assertion] || f.assertion}${trigger}`),
+      f.section ? h('span', { class: 'muted' }, ` ${f.section}`) : null),
+  ];
+  if (!first) {
+    items.push(h('p', { class: 'muted' }, f.assertion === 'present' || f.assertion === 'possible'
+      ? 'No system in the corpus governs it.' : 'Ruled out by the text: no system is offered for it.'));
+    return h('li', { class: 'card finding-card' }, items);
+  }
+  items.push(h('p', {}, h('strong', {}, 'Governed by: '),
+    h('a', { href: `#/systems/${encodeURIComponent(first.slug)}` }, first.name),
+    f.systems.length > 1 ? h('span', { class: 'muted' }, ` · also ${f.systems.slice(1).map((s) => s.name).join('; ')}`) : null));
+  const why = (first.because || []).filter((b) => b.line);
+  if (why.length) {
+    items.push(h('ul', { class: 'because' }, why.map((b) => h('li', {},
+      `${b.factor > 1 ? 'Favoured' : 'Disfavoured'} by ${b.cue}: `, h('q', {}, b.line.text),
+      h('span', { class: 'muted' }, ` (${b.line.locator})`)))));
+  }
+  if (f.inputs.length) {
+    items.push(h('p', {}, h('strong', {}, 'Read from the text: '),
+      f.inputs.map((i) => `${i.id} = ${Array.isArray(i.value) ? i.value.join(', ') : i.value} (“${i.text}”)`).join('; ')));
+  }
+  const e = f.evaluation;
+  if (e) {
+    const refs = ((systems || []).find((s) => s.slug === e.slug) || {}).references || {};
+    for (const d of e.decided) {
+      items.push(h('div', { class: 'decided' },
+        h('p', {}, h('strong', {}, `${d.title}: `), d.answer, d.verification === 'verified' ? '' : h('span', { class: 'muted' }, ' (draft)')),
+        d.rule ? lineView(d.rule, refs, { lead: 'Rule:', systemSlug: e.slug }) : null,
+        d.outcome ? d.outcome.management.map((m) => lineView(m, refs, { lead: 'Management:', systemSlug: e.slug })) : null));
+    }
+    if (f.missing.length) {
+      items.push(h('p', {}, h('strong', {}, 'To decide, the report should also state: '), f.missing.map((m) => m.label).join(', ')));
+    }
+    const query = e.link.split('?')[1] || '';
+    items.push(h('p', { class: 'calc-links' },
+      h('a', { href: `#/systems/${encodeURIComponent(e.slug)}${query ? `?${query}` : ''}` }, 'Edit in the calculator, prefilled from the report'),
+      ' · ', h('a', { href: e.link }, 'the evaluation as JSON')));
+  }
+  return h('li', { class: 'card finding-card' }, items);
+}
+
+/** A report's findings: the text marked, the setting read, and one card per finding. */
+function reportView(submitted, data) {
+  const findings = data.findings || [];
+  if (!findings.length) return null;
+  const setting = data.setting || {};
+  const read = (setting.read || []).map((r) => `${r.setting.replace('_', ' ')} (“${r.text}”)`);
+  if (setting.age_years) read.push(`${setting.age_years} years`);
+  const grounded = findings.filter((f) => f.assertion === 'present' || f.assertion === 'possible');
+  return h('section', { 'aria-labelledby': 'findings-h' },
+    h('h2', { id: 'findings-h' }, 'Findings'),
+    h('p', { class: 'muted' }, `${grounded.length} finding${grounded.length === 1 ? '' : 's'} grounded, ${findings.length - grounded.length} ruled out by the text`,
+      data.more_findings ? `, ${data.more_findings} more not grounded` : '', '.',
+      read.length ? ` Setting: ${read.join('; ')}.` : ''),
+    h('p', { class: 'legend' }, 'Marked: ',
+      ['present', 'possible', 'absent', 'historical'].map((a) => h('mark', { class: `finding assert-${a}` }, ASSERTED[a])).flatMap((m, i) => (i ? [' ', m] : [m]))),
+    markedText(submitted, findings),
+    h('ol', { class: 'cards finding-list' }, findings.map((f, i) => findingCard(f, i, data.systems))));
 }

@@ -119,3 +119,35 @@ test('a key given on one screen can be reused on another with one click', async 
   assert.equal(await page.evaluate(() => sessionStorage.getItem('radref.key.templates')), E2E_KEY);
   await page.locator('.tpl-list .status').filter({ hasText: /template|No templates/ }).waitFor();
 });
+
+test('a pasted report shows each finding marked by its assertion, its system and its prefilled calculator', async () => {
+  const { page } = b;
+  const report = await import('node:fs').then((fs) => fs.readFileSync(new URL('../fixtures/trauma_report.txt', import.meta.url), 'utf8'));
+  await page.goto('/#/ground');
+  await page.getByRole('textbox', { name: 'Finding' }).fill(report);
+  await page.getByRole('button', { name: 'Ground this finding' }).click();
+  await page.getByRole('heading', { name: 'Findings' }).waitFor();
+  // The marked text is the report as pasted: every span points at the words it claims.
+  const marked = page.getByLabel('The report, its findings marked');
+  assert.equal((await marked.innerText()).trim(), report.trim());
+  const present = await marked.locator('mark.assert-present').allInnerTexts();
+  assert.ok(present.some((t) => /laceration/.test(t)), `present: ${present}`);
+  const absent = await marked.locator('mark.assert-absent').allInnerTexts();
+  assert.ok(absent.some((t) => /No pulmonary nodules/.test(t)), `absent: ${absent}`);
+  assert.ok(absent.every((t) => !/laceration of the inferior pole/.test(t)));
+  // The spleen line: AAST, the depth read from the text, and the calculator prefilled with it.
+  const spleen = page.locator('.finding-list > li', { hasText: 'There is a 3.5 cm laceration' }).first();
+  assert.match(await spleen.innerText(), /Governed by: .*AAST|Governed by: .*Organ Injury/s);
+  assert.match(await spleen.innerText(), /spleen_laceration_depth_cm = 3\.5 \(“3\.5 cm”\)/);
+  const calc = spleen.getByRole('link', { name: 'Edit in the calculator, prefilled from the report' });
+  assert.match(await calc.getAttribute('href'), /^#\/systems\/aast-ois-2018\?.*spleen_laceration_depth_cm=3\.5/);
+  // A ruled-out line offers no system.
+  const lungs = page.locator('.finding-list > li', { hasText: 'No pulmonary nodules' }).first();
+  assert.match(await lungs.innerText(), /no system is offered/);
+  await shot(page, 'grounding-report');
+  // The calculator opens with the report's value in its field.
+  await calc.click();
+  await page.getByRole('heading', { level: 1 }).waitFor();
+  assert.match(page.url(), /#\/systems\/aast-ois-2018\?/);
+  assertNoPageErrors(b.errors);
+});
