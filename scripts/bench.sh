@@ -231,8 +231,9 @@ phase "bench: grounded context over whole reports, POST /mcp radref_ground (wrk 
 # process and isolate as the search rows above, so the ratio to their search mix is one run's.
 REPORTS=(benches/reports/*.txt)
 # Each report is answered once first, so a refusal cannot pass for a figure: a 200 whose
-# result is not an error and holds findings. A report grounds at most 24 findings (those past
-# it are counted, not ranked); the table says how many it had. A grounding spends
+# result is not an error and holds findings. A report ranks at most 40 present or possible
+# findings (context::findings::MAX_FINDINGS; those past it are counted, not ranked); the table
+# says how many it ranked, + how many more it had. A grounding spends
 # 1 + (chars - 1) / 500 units of the per-client rate limit, so the bench config's limit must
 # be far above what these rows spend (benches/ground.lua stops the run at the first 429).
 python3 - "$R" "${REPORTS[@]}" >"$OUT/reports.tsv" <<'PY' || die "radref_ground on benches/reports"
@@ -250,7 +251,8 @@ for path in files:
     answer = result["structuredContent"]
     if status != 200 or result.get("isError") or not answer["findings"]:
         sys.exit(f"{path}: {status} {raw[:300]!r}")
-    found, more = len(answer["findings"]), answer.get("more_findings", 0)
+    found = sum(1 for f in answer["findings"] if f["assertion"] in ("present", "possible"))
+    more = answer.get("more_findings", 0)
     units = 1 + (len(text) - 1) // 500
     print(f"{path}\t{len(text)}\t{found}{f' + {more}' if more else ''}\t{len(raw)}\t{units}")
 PY

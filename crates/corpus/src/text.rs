@@ -33,6 +33,10 @@ const STOPWORDS: &[&str] = &[
 
 /// Folds one character to lower-case ASCII where a plain equivalent exists.
 fn fold(c: char) -> Option<char> {
+    // Most of a report is ASCII: no case table to look up.
+    if c.is_ascii() {
+        return c.is_ascii_alphanumeric().then(|| c.to_ascii_lowercase());
+    }
     let c = c.to_lowercase().next().unwrap_or(c);
     let plain = match c {
         'a'..='z' | '0'..='9' => c,
@@ -73,7 +77,7 @@ pub struct Span {
 /// [`words`], each with its character offsets in `text`.
 pub fn spans(text: &str) -> Vec<Span> {
     let chars: Vec<char> = text.chars().collect();
-    let mut out = Vec::new();
+    let mut out = Vec::with_capacity(chars.len() / 5);
     let mut current = String::new();
     let mut start = 0;
     for (i, &c) in chars.iter().enumerate() {
