@@ -113,6 +113,8 @@ pub struct Ranking {
     pub finding_search_hits: usize,
     /// A finding lists a system only when it scores at least this share of its first.
     pub finding_relative_floor: f64,
+    /// A finding of a report offers no system scoring below this, unless it names it.
+    pub finding_min_score: f64,
     pub outcome_share: f64,
     pub outcome_floor: f64,
     pub organ_bonus: f64,

@@ -187,19 +187,16 @@ pub fn findings(
     // The examination's title ("ULTRASOUND THYROID", the lines before the first heading of a
     // report with headings) names the organ of the findings that name none ("Nodule 1: right
     // lobe, 1.8 cm").
-    let (exam_organs, exam_modalities) = match &sections[..] {
+    let title = match &sections[..] {
         [title, _, ..] if title.kind.is_none() => {
-            let said = super::Said::of(&slice(&chars, title.span[0], title.span[1]));
-            (
-                super::stated_organs(knowledge.lexicon, &said),
-                super::stated_modalities(knowledge.lexicon, &said),
-            )
+            super::Said::of(&slice(&chars, title.span[0], title.span[1]))
         }
-        _ => (Vec::new(), Vec::new()),
+        _ => super::Said::new(Vec::new()),
     };
     let exam = Exam {
-        organs: exam_organs,
-        modalities: exam_modalities,
+        organs: super::stated_organs(knowledge.lexicon, &title),
+        modalities: super::stated_modalities(knowledge.lexicon, &title),
+        title,
     };
     for Section { kind, span } in sections {
         if kind.is_some_and(|k| k != SectionKind::Findings && k != SectionKind::Impression) {
@@ -418,10 +415,13 @@ fn trimmed(chars: &[char], from: usize, to: usize) -> (usize, usize) {
 struct Exam {
     organs: Vec<&'static str>,
     modalities: Vec<&'static str>,
+    /// The title's words: a cue about an organ fires for a finding about that organ when the
+    /// title states its phrase ("ULTRASOUND THYROID" for "Nodule 1: right lobe, 1.8 cm").
+    title: super::Said,
 }
 
 /// The systems of one finding: its own words read, with the examination's organs and the
-/// report's modalities when it names none, and the report-wide cues that name no organ.
+/// report's modalities when it names none, and the cues of the report's setting.
 fn rank(
     knowledge: &Knowledge,
     query: &ContextQuery,
@@ -442,12 +442,18 @@ fn rank(
             exam.modalities.clone()
         };
     }
-    for cue in knowledge.cues.iter().filter(|c| c.organ.is_none()) {
-        if report.cues.contains(&cue.name) && !finding.cues.contains(&cue.name) {
+    // The report-wide cues are those of its setting (screening, incidental, trauma, known
+    // cancer...): a cue that follows a finding's words ("aneurysm", "lytic") is that finding's.
+    super::setting::apply(knowledge, &report.setting, &mut finding);
+    for cue in knowledge.cues {
+        let about = cue.organ.is_some_and(|o| finding.organs.contains(&o));
+        if about
+            && !finding.cues.contains(&cue.name)
+            && cue.phrases.iter().any(|p| exam.title.has(p))
+        {
             finding.cues.push(cue.name);
         }
     }
-    super::setting::apply(knowledge, &report.setting, &mut finding);
     finding.read = text.to_string();
     let unit = ContextQuery {
         text: text.to_string(),
@@ -463,6 +469,7 @@ fn rank(
     let hits = search::search_exact(text, knowledge.ranking.finding_search_hits);
     let (mut systems, withheld) = score_hits(knowledge, &unit, &finding, &hits);
     let floor = systems.first().map_or(0.0, |s| s.score) * knowledge.ranking.finding_relative_floor;
+    let floor = floor.max(knowledge.ranking.finding_min_score);
     systems.retain(|s| s.score >= floor || s.forced || s.named);
     (systems, withheld)
 }

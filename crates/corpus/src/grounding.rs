@@ -249,6 +249,8 @@ pub struct Ranking {
     pub finding_search_hits: Weight<u32>,
     /// A finding lists a system only when it scores at least this share of its first.
     pub finding_relative_floor: Weight<f64>,
+    /// A finding of a report offers no system scoring below this, unless it names it.
+    pub finding_min_score: Weight<f64>,
     pub outcome_share: Weight<f64>,
     pub outcome_floor: Weight<f64>,
     pub organ_bonus: Weight<f64>,
@@ -777,6 +779,9 @@ fn validate_ranking(ranking: &Ranking, corpus: &Corpus) -> Vec<Problem> {
     if ranking.search_hits.value == 0 || ranking.code_hits.value > ranking.search_hits.value {
         r.add("$.code_hits.value", "0 < code_hits <= search_hits");
     }
+    if ranking.finding_min_score.value < 0.0 {
+        r.add("$.finding_min_score.value", "a score: 0 or more");
+    }
     let floor = ranking.finding_relative_floor.value;
     if !(floor > 0.0 && floor < 1.0) {
         r.add(
@@ -825,6 +830,7 @@ impl Ranking {
             "finding_relative_floor",
             &self.finding_relative_floor.reason,
         ));
+        out.push(("finding_min_score", &self.finding_min_score.reason));
         out.push(("any_organ", &self.any_organ.reason));
         out
     }
@@ -1033,13 +1039,14 @@ pub fn emit(grounding: &Grounding, systems: &[(String, System)]) -> String {
     let r = &grounding.ranking;
     writeln!(
         out,
-        "pub static RANKING: Ranking = Ranking {{ search_hits: {}, code_hits: {}, finding_search_hits: {}, finding_relative_floor: {:?}, outcome_share: {:?}, \
+        "pub static RANKING: Ranking = Ranking {{ search_hits: {}, code_hits: {}, finding_search_hits: {}, finding_relative_floor: {:?}, finding_min_score: {:?}, outcome_share: {:?}, \
          outcome_floor: {:?}, organ_bonus: {:?}, organ_factor: {:?}, other_organ_factor: {:?}, \
          modality_factor: {:?}, other_modality_factor: {:?}, any_organ: {:?} }};",
         r.search_hits.value,
         r.code_hits.value,
         r.finding_search_hits.value,
         r.finding_relative_floor.value,
+        r.finding_min_score.value,
         r.outcome_share.value,
         r.outcome_floor.value,
         r.organ_bonus.value,
