@@ -543,6 +543,82 @@ pub(crate) fn score(
     score_hits(knowledge, query, finding, &hits)
 }
 
+/// What explains a system's score: its reasons and the cues that weighed on it.
+#[derive(Default)]
+struct Explained {
+    reasons: Vec<String>,
+    because: Vec<(&'static str, &'static crate::knowledge::Effect)>,
+}
+
+/// A system's score for what was read of a text: the search relevance (`base`: its best
+/// document, its outcomes' share, the terms matched), weighed by the organs, modalities and
+/// cues; `explain` collects why, for the systems an answer keeps.
+fn weigh(
+    knowledge: &Knowledge,
+    finding: &Finding,
+    index: usize,
+    base: &BTreeMap<usize, (f64, f64, Vec<String>)>,
+    mut explain: Option<&mut Explained>,
+) -> f64 {
+    let ranking = knowledge.ranking;
+    let system = &SYSTEMS[index];
+    let (best, outcomes) = base.get(&index).map_or((0.0, 0.0), |b| (b.0, b.1));
+    let mut score = best + outcomes.min(best.max(ranking.outcome_floor));
+    let stated_organ = finding.organs.iter().any(|o| system.organs.contains(o));
+    if stated_organ {
+        score = (score + ranking.organ_bonus) * ranking.organ_factor;
+        if let Some(why) = explain.as_deref_mut() {
+            let organs: Vec<&str> = finding
+                .organs
+                .iter()
+                .copied()
+                .filter(|o| system.organs.contains(o))
+                .collect();
+            why.reasons.push(format!("organ: {}", organs.join(", ")));
+        }
+    } else if !finding.organs.is_empty() && !system.organs.contains(&ranking.any_organ) {
+        score *= ranking.other_organ_factor;
+    }
+    if !finding.modalities.is_empty() {
+        let stated = finding
+            .modalities
+            .iter()
+            .any(|m| system.modalities.contains(m));
+        if stated {
+            score *= ranking.modality_factor;
+            if let Some(why) = explain.as_deref_mut() {
+                let modalities: Vec<&str> = finding
+                    .modalities
+                    .iter()
+                    .copied()
+                    .filter(|m| system.modalities.contains(m))
+                    .collect();
+                why.reasons.push(format!("modality: {}", modalities.join(", ")));
+            }
+        } else {
+            score *= ranking.other_modality_factor;
+        }
+    }
+    for cue in knowledge
+        .cues
+        .iter()
+        .filter(|c| finding.cues.contains(&c.name))
+    {
+        for effect in cue.effects {
+            if effect.systems.contains(&(index as u16)) {
+                score *= effect.factor;
+                if let Some(why) = explain.as_deref_mut() {
+                    why.because.push((cue.name, effect));
+                    if effect.factor > 1.0 {
+                        why.reasons.push(format!("cue: {}", cue.name));
+                    }
+                }
+            }
+        }
+    }
+    score
+}
+
 /// [`score`] for the hits of a search already made.
 pub(crate) fn score_hits(
     knowledge: &Knowledge,
@@ -575,7 +651,15 @@ pub(crate) fn score_hits(
             }
         }
     }
-    let mut ranked: Vec<Selected> = Vec::new();
+    // Every system is scored; only the ones kept are explained (their reasons are strings,
+    // and a report scores every system once per finding).
+    struct Scored {
+        index: usize,
+        score: f64,
+        forced: bool,
+        named: Option<&'static str>,
+    }
+    let mut ranked: Vec<Scored> = Vec::new();
     let mut withheld: Vec<Withheld> = Vec::new();
     for (index, system) in SYSTEMS.iter().enumerate() {
         let forced = query.systems.iter().any(|s| s == system.slug);
@@ -587,86 +671,31 @@ pub(crate) fn score_hits(
                 }
             }
         }
-        let (best, outcomes, matched) = base.get(&index).cloned().unwrap_or_default();
-        let mut score = best + outcomes.min(best.max(ranking.outcome_floor));
-        let mut reasons = Vec::new();
-        let mut because = Vec::new();
-        let organ_match: Vec<&str> = finding
-            .organs
-            .iter()
-            .copied()
-            .filter(|o| system.organs.contains(o))
-            .collect();
-        if !organ_match.is_empty() {
-            score = (score + ranking.organ_bonus) * ranking.organ_factor;
-            reasons.push(format!("organ: {}", organ_match.join(", ")));
-        } else if !finding.organs.is_empty() && !system.organs.contains(&ranking.any_organ) {
-            score *= ranking.other_organ_factor;
-        }
-        if !finding.modalities.is_empty() {
-            let stated: Vec<&str> = finding
-                .modalities
-                .iter()
-                .copied()
-                .filter(|m| system.modalities.contains(m))
-                .collect();
-            if stated.is_empty() {
-                score *= ranking.other_modality_factor;
-            } else {
-                score *= ranking.modality_factor;
-                reasons.push(format!("modality: {}", stated.join(", ")));
-            }
-        }
-        for cue in knowledge
-            .cues
-            .iter()
-            .filter(|c| finding.cues.contains(&c.name))
-        {
-            for effect in cue.effects {
-                if effect.systems.contains(&(index as u16)) {
-                    score *= effect.factor;
-                    because.push((cue.name, effect));
-                    if effect.factor > 1.0 {
-                        reasons.push(format!("cue: {}", cue.name));
-                    }
-                }
-            }
-        }
-        let named_as = finding
+        let score = weigh(knowledge, finding, index, &base, None);
+        let named = finding
             .named
             .iter()
             .find(|n| n.index == index)
             .map(|n| n.name);
-        if let Some(name) = named_as {
-            reasons.insert(0, format!("named in the finding: {name}"));
-        }
-        if forced {
-            reasons.insert(0, "requested in systems".to_string());
-        }
         if not_current {
             if score > 0.0 {
                 withheld.push(Withheld { system, score });
             }
             continue;
         }
-        if score > 0.0 || forced || named_as.is_some() {
-            ranked.push(Selected {
-                system,
+        if score > 0.0 || forced || named.is_some() {
+            ranked.push(Scored {
                 index,
                 score: (score * 100.0).round() / 100.0,
-                matched_terms: matched,
-                matched_codes: codes.get(system.slug).cloned().unwrap_or_default(),
-                reasons,
                 forced,
-                named: named_as.is_some(),
-                because,
+                named,
             });
         }
     }
     ranked.sort_by(|a, b| {
         b.forced
             .cmp(&a.forced)
-            .then(b.named.cmp(&a.named))
+            .then(b.named.is_some().cmp(&a.named.is_some()))
             .then(
                 b.score
                     .partial_cmp(&a.score)
@@ -676,6 +705,31 @@ pub(crate) fn score_hits(
     });
     let forced = ranked.iter().filter(|s| s.forced).count();
     ranked.truncate(query.limit.max(forced));
+    let ranked: Vec<Selected> = ranked
+        .into_iter()
+        .map(|s| {
+            let system = &SYSTEMS[s.index];
+            let mut why = Explained::default();
+            weigh(knowledge, finding, s.index, &base, Some(&mut why));
+            if let Some(name) = s.named {
+                why.reasons.insert(0, format!("named in the finding: {name}"));
+            }
+            if s.forced {
+                why.reasons.insert(0, "requested in systems".to_string());
+            }
+            Selected {
+                system,
+                index: s.index,
+                score: s.score,
+                matched_terms: base.get(&s.index).map(|b| b.2.clone()).unwrap_or_default(),
+                matched_codes: codes.get(system.slug).cloned().unwrap_or_default(),
+                reasons: why.reasons,
+                forced: s.forced,
+                named: s.named.is_some(),
+                because: why.because,
+            }
+        })
+        .collect();
     // A withheld system counts when it would have made the cut.
     let bar = if ranked.len() < query.limit {
         0.0
