@@ -254,12 +254,16 @@ pub struct Finding {
 /// lexicon in every sentence, and a search per phrase made that the cost of a long report.
 pub(crate) struct Said {
     words: Vec<String>,
-    at: HashMap<String, Vec<usize>>,
+    at: HashMap<String, Vec<usize>, FastHash>,
 }
+
+/// The hasher of the per-request word indexes.
+type FastHash = std::hash::BuildHasherDefault<ahash::AHasher>;
 
 impl Said {
     pub(crate) fn new(words: Vec<String>) -> Said {
-        let mut at: HashMap<String, Vec<usize>> = HashMap::with_capacity(words.len());
+        let mut at: HashMap<String, Vec<usize>, FastHash> =
+            HashMap::with_capacity_and_hasher(words.len(), FastHash::default());
         for (i, w) in words.iter().enumerate() {
             match at.get_mut(w.as_str()) {
                 Some(list) => list.push(i),
@@ -593,7 +597,8 @@ fn weigh(
                     .copied()
                     .filter(|m| system.modalities.contains(m))
                     .collect();
-                why.reasons.push(format!("modality: {}", modalities.join(", ")));
+                why.reasons
+                    .push(format!("modality: {}", modalities.join(", ")));
             }
         } else {
             score *= ranking.other_modality_factor;
@@ -712,7 +717,8 @@ pub(crate) fn score_hits(
             let mut why = Explained::default();
             weigh(knowledge, finding, s.index, &base, Some(&mut why));
             if let Some(name) = s.named {
-                why.reasons.insert(0, format!("named in the finding: {name}"));
+                why.reasons
+                    .insert(0, format!("named in the finding: {name}"));
             }
             if s.forced {
                 why.reasons.insert(0, "requested in systems".to_string());
