@@ -409,3 +409,89 @@ fn a_report_grounds_what_it_asserts_over_http_and_mcp() {
         .unwrap()
         .contains("Ruled out by the text"));
 }
+
+/// A whole report over HTTP: its setting read from the history and applied to the findings,
+/// each system's cited reasons, the compact and full answers, and a markdown block within the
+/// asked budget that names what it left out.
+#[test]
+fn a_report_is_grounded_per_finding_with_its_setting_and_budget() {
+    let report = include_str!("fixtures/reports/06-mri-liver-cirrhosis-lirads.txt");
+    let post = |body: serde_json::Value| {
+        send(
+            "POST",
+            "/api/v1/context",
+            &[
+                ("Authorization", &bearer(CONTEXT_KEY)),
+                ("Content-Type", "application/json"),
+                ("CF-Connecting-IP", &crate::support::fresh_ip()),
+            ],
+            Some(body.to_string().as_bytes()),
+        )
+    };
+    let reply = post(serde_json::json!({ "text": report, "verified": false }));
+    assert_eq!(reply.status, 200, "{}", reply.body);
+    let compact = reply.json();
+    let setting = &compact["setting"];
+    assert!(setting["settings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|s| s == "hcc_risk"));
+    let chars: Vec<char> = report.chars().collect();
+    for read in setting["read"].as_array().unwrap() {
+        let [a, b] = [
+            read["span"][0].as_u64().unwrap() as usize,
+            read["span"][1].as_u64().unwrap() as usize,
+        ];
+        assert_eq!(
+            chars[a..b].iter().collect::<String>(),
+            read["text"].as_str().unwrap()
+        );
+    }
+    // The LR-5 observation is governed by LI-RADS, for the cirrhosis its history states, and
+    // the reason is the system's cited population line.
+    let findings = compact["findings"].as_array().unwrap();
+    let lr5 = findings
+        .iter()
+        .find(|f| f["text"].as_str().unwrap().contains("LR-5"))
+        .expect("the LR-5 observation");
+    let first = &lr5["systems"][0];
+    assert_eq!(first["slug"], "acr-li-rads-ct-mri-v2018");
+    let because = first["because"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|b| b["cue"] == "HCC risk")
+        .expect("the HCC-risk cue");
+    assert!(because["line"]["text"]
+        .as_str()
+        .unwrap()
+        .contains("cirrhosis"));
+    assert!(because["line"]["citation"].as_str().unwrap().len() > 20);
+    // Ruled-out lines are findings too, with no system.
+    assert!(findings
+        .iter()
+        .any(|f| f["assertion"] == "absent" && f["systems"].as_array().unwrap().is_empty()));
+    // detail=full carries more of each system than the compact default.
+    let full = post(serde_json::json!({ "text": report, "verified": false, "detail": "full" }));
+    assert_eq!(full.status, 200);
+    assert!(full.body.len() > reply.body.len());
+    assert_eq!(full.json()["query"]["detail"], "full");
+    // A small budget: the block stays within it and names what it left out.
+    let md = post(
+        serde_json::json!({ "text": report, "verified": false, "format": "markdown", "max_tokens": 600 }),
+    );
+    assert_eq!(md.status, 200);
+    let tokens: usize = md.header("x-approx-tokens").unwrap().parse().unwrap();
+    assert!(tokens <= 600, "{tokens}");
+    assert!(
+        md.body
+            .contains("Not shown within the budget of 600 tokens"),
+        "{}",
+        md.body
+    );
+    // A budget out of range is refused by name.
+    let bad = post(serde_json::json!({ "text": report, "max_tokens": 10 }));
+    assert_eq!(bad.status, 400);
+    assert!(bad.json()["error"].as_str().unwrap().contains("max_tokens"));
+}

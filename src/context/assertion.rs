@@ -351,6 +351,23 @@ mod tests {
     }
 
     #[test]
+    fn new_findings_and_denied_histories_read_as_reports_write_them() {
+        // "not seen previously" says a finding is new, not absent.
+        let (words, ruled) = read("New 8 mm hypoechoic observation, not seen previously.");
+        assert!(ruled.is_empty(), "{ruled:?}");
+        assert!(words.contains(&"observation".to_string()));
+        // "no history of" denies the history; "no suspicious" negates what it qualifies.
+        let (_, ruled) = read("No history of cancer. No suspicious cervical lymph nodes.");
+        assert_eq!(
+            ruled,
+            [
+                "negated: cancer (No history of)",
+                "negated: cervical lymph nodes (No suspicious)"
+            ]
+        );
+    }
+
+    #[test]
     fn backward_triggers_reach_the_words_before_them() {
         let (words, ruled) = read("Thyroid: unremarkable. Gallbladder polyp not seen.");
         assert_eq!(
