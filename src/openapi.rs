@@ -936,6 +936,8 @@ fn components() -> Value {
                                 "assertion": { "type": "string", "enum": ["negated", "historical", "hypothetical", "family"] }, "trigger": { "type": "string" },
                                 "trigger_span": { "type": "array", "items": { "type": "integer" }, "minItems": 2, "maxItems": 2 } } } } } },
                     "note": { "type": "string", "description": "Present when nothing was asked for." },
+                    "cue_references": { "type": "object", "description": "The references the cited lines of `because` point to: by system slug, then reference id, one citation string each.",
+                        "additionalProperties": { "type": "object", "additionalProperties": { "type": "string" } } },
                     "setting": { "type": "object", "required": ["settings", "read"], "description": "The report-wide setting (corpus/grounding/lexicon.json, settings), read once and applied to every finding: a cue that lists a setting fires for each finding about its organ wherever the report states it. What the text negates states no setting; what it places in the past does.",
                         "properties": { "settings": { "type": "array", "items": { "type": "string" } },
                             "age_years": { "type": ["number", "null"] }, "sex": { "enum": ["female", "male", null] },
@@ -956,7 +958,7 @@ fn components() -> Value {
                 "properties": { "cue": { "type": "string" }, "factor": { "type": "number" }, "policy": { "type": "string" },
                     "line": { "type": "object", "required": ["system", "path", "text", "citation", "locator"], "properties": {
                         "system": { "type": "string" }, "path": { "type": "string" }, "text": { "type": "string" },
-                        "citation": { "type": "string" }, "locator": { "type": "string" } } } } },
+                        "citation": { "type": "string", "description": "The reference's id in that system: cue_references has it as one citation string." }, "locator": { "type": "string" } } } } },
             "MissingInput": { "type": "object", "required": ["id", "label", "type"], "description": "An evaluator input still needed, with what it takes.",
                 "properties": { "id": { "type": "string" }, "label": { "type": "string" },
                     "type": { "type": "string", "enum": ["enum", "multi", "number", "boolean"] },

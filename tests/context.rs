@@ -467,7 +467,15 @@ fn a_report_is_grounded_per_finding_with_its_setting_and_budget() {
         .as_str()
         .unwrap()
         .contains("cirrhosis"));
-    assert!(because["line"]["citation"].as_str().unwrap().len() > 20);
+    // Its reference is given once per answer, by system and id.
+    let id = because["line"]["citation"].as_str().unwrap();
+    assert!(
+        compact["cue_references"]["acr-li-rads-ct-mri-v2018"][id]
+            .as_str()
+            .unwrap()
+            .len()
+            > 20
+    );
     // Ruled-out lines are findings too, with no system.
     assert!(findings
         .iter()

@@ -41,6 +41,9 @@ pub struct Grounding {
     #[serde(skip_serializing_if = "is_zero")]
     pub more_findings: usize,
     pub systems: Vec<SystemContext>,
+    /// The references the cues' cited lines (`because`) point to, by system and id, each as
+    /// one citation string: once per answer, not once per finding.
+    pub cue_references: BTreeMap<&'static str, BTreeMap<&'static str, String>>,
     pub withheld_systems: Vec<WithheldSystem>,
     /// Said when there was nothing to ground.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -136,8 +139,8 @@ pub struct BasisLine {
     pub system: &'static str,
     pub path: &'static str,
     pub text: &'static str,
-    /// The reference as one citation string.
-    pub citation: String,
+    /// The reference's id in its system (`Grounding::cue_references` has it as one string).
+    pub citation: &'static str,
     pub locator: &'static str,
 }
 
@@ -153,10 +156,7 @@ fn because(selected: &Selected) -> Vec<Because> {
                 system: SYSTEMS[b.system].slug,
                 path: b.line,
                 text: b.text,
-                citation: compiled::logic(b.system)
-                    .and_then(|l| l.references.get(b.citation))
-                    .map(cite)
-                    .unwrap_or_else(|| b.citation.to_string()),
+                citation: b.citation,
                 locator: b.locator,
             }),
             policy: effect.policy,
@@ -652,6 +652,33 @@ fn finding_evaluation(
     (inputs, missing, Some(evaluation))
 }
 
+/// The references of every cited line a `because` points to, by system and id.
+fn cue_references(answer: &Grounding) -> BTreeMap<&'static str, BTreeMap<&'static str, String>> {
+    let lines = answer
+        .findings
+        .iter()
+        .flat_map(|f| f.systems.iter().flat_map(|s| s.because.iter()))
+        .chain(answer.systems.iter().flat_map(|s| s.why.because.iter()))
+        .filter_map(|b| b.line.as_ref());
+    let mut out: BTreeMap<&'static str, BTreeMap<&'static str, String>> = BTreeMap::new();
+    for line in lines {
+        let ids = out.entry(line.system).or_default();
+        if ids.contains_key(line.citation) {
+            continue;
+        }
+        let reference = SYSTEMS
+            .iter()
+            .position(|s| s.slug == line.system)
+            .and_then(compiled::logic)
+            .and_then(|l| l.references.get(line.citation))
+            .map(cite);
+        if let Some(reference) = reference {
+            ids.insert(line.citation, reference);
+        }
+    }
+    out
+}
+
 fn withheld_system(w: &Withheld) -> WithheldSystem {
     WithheldSystem {
         slug: w.system.slug,
@@ -679,7 +706,7 @@ pub fn ground(knowledge: &Knowledge, query: &ContextQuery) -> Grounding {
         .map(|sel| system_context(knowledge, sel, &finding_words, query.verified, query.detail))
         .collect();
     let nothing = crate::input::is_blank(&query.text) && query.systems.is_empty();
-    Grounding {
+    let mut answer = Grounding {
         notice: NOTICE,
         query: QueryEcho {
             text: query.text.clone(),
@@ -737,10 +764,13 @@ pub fn ground(knowledge: &Knowledge, query: &ContextQuery) -> Grounding {
             }})
             .collect(),
         more_findings: finding.more_findings,
+        cue_references: BTreeMap::new(),
         systems,
         withheld_systems: withheld.iter().map(withheld_system).collect(),
         note: nothing.then_some(
             "nothing to ground: give the finding text (q, or text in a POST body) or systems to include",
         ),
-    }
+    };
+    answer.cue_references = cue_references(&answer);
+    answer
 }

@@ -304,7 +304,8 @@ fn finding_block(b: &mut Block, out: &mut String, n: usize, f: &FindingContext) 
             } else {
                 "disfavoured"
             };
-            let n = b.refs.number(line.system, line.citation.clone());
+            let citation = b.citation(line.system, line.citation);
+            let n = b.refs.number(line.system, citation);
             out.push_str(&format!(
                 "- {verb} by {} (×{}): {} [{n}, {}]\n",
                 why.cue,
