@@ -490,7 +490,13 @@ pub fn rank_with_withheld(
     // 20,000 characters with its typo walks was the largest cost of reading one.
     let grounded: Vec<&findings::Group> =
         groups.iter().filter(|g| g.assertion.grounded()).collect();
-    let (selected, withheld) = if grounded.len() >= 2 {
+    // A report with headings is answered by its findings even when it has one or none (a
+    // normal study offers nothing, whatever its history says); a text without headings of a
+    // single finding is ranked as a whole, as a one-line finding always was.
+    let headed = report::sections(knowledge.lexicon, &query.text)
+        .iter()
+        .any(|s| s.kind.is_some());
+    let (selected, withheld) = if grounded.len() >= 2 || headed {
         // The systems asked for, scored on what was read, without a search.
         let (asked, _) = score_hits(knowledge, query, &finding, &[]);
         let mut merged: Vec<Selected> = asked.into_iter().filter(|s| s.forced).collect();
@@ -1736,9 +1742,9 @@ mod report_set {
             "offered {pos_ok}/{pos}, kept out {out_ok}/{out}, salient first {sal_ok}/{sal}, finding groups {grp_ok}/{grp}"
         );
         assert!(ratio(pos_ok, pos) >= 0.94, "{figures}");
-        assert!(ratio(out_ok, out) >= 0.91, "{figures}");
+        assert!(ratio(out_ok, out) >= 0.95, "{figures}");
         assert!(ratio(sal_ok, sal) >= 0.93, "{figures}");
-        assert!(ratio(grp_ok, grp) >= 0.92, "{figures}");
+        assert!(ratio(grp_ok, grp) >= 0.94, "{figures}");
     }
 }
 

@@ -232,7 +232,11 @@ pub fn findings(
                 // What the sentence still asserts, with its line's label: "Nodule 1: right
                 // lobe, 1.8 cm, solid" reports on the nodule its label names.
                 let own = text::words(&format!("{label_text} {sentence}"));
-                if !reports_on(knowledge, &own) {
+                // A sentence whose every word is ruled out asserts nothing, whatever its label.
+                let asserts = text::words(&sentence)
+                    .iter()
+                    .any(|w| !knowledge.assertions.fillers.contains(&w.as_str()));
+                if !asserts || !reports_on(knowledge, &own) {
                     // A sentence whose ruled-out words named an organ or a finding is a
                     // finding the text rules out ("Lungs: no nodules"); the line's label is
                     // part of its first sentence.
