@@ -326,7 +326,7 @@ pub fn read_finding(knowledge: &Knowledge, text: &str) -> Finding {
     let mut lines: Option<Vec<Said>> = None;
     for cue in knowledge.cues {
         // Most cues' phrases are nowhere in the text: only those that are look at its lines.
-        if !cue.phrases.iter().any(|p| said.has(p)) {
+        if !cue.fits(&finding.modalities) || !cue.phrases.iter().any(|p| said.has(p)) {
             continue;
         }
         let fires = match cue.organ {

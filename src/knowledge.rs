@@ -101,7 +101,16 @@ pub struct Cue {
     pub phrases: &'static [&'static str],
     /// Report-wide settings that fire the cue for every finding about its organ.
     pub settings: &'static [&'static str],
+    /// The modalities the finding must be read on; none: any.
+    pub modalities: &'static [&'static str],
     pub effects: &'static [Effect],
+}
+
+impl Cue {
+    /// Whether a finding read on `modalities` may fire the cue.
+    pub fn fits(&self, modalities: &[&str]) -> bool {
+        self.modalities.is_empty() || self.modalities.iter().any(|m| modalities.contains(m))
+    }
 }
 
 /// The ranking weights (`corpus/grounding/ranking.json` says why each is what it is).

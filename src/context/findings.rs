@@ -450,7 +450,8 @@ fn rank(
     // cancer...): a cue that follows a finding's words ("aneurysm", "lytic") is that finding's.
     super::setting::apply(knowledge, &report.setting, &mut finding);
     for cue in knowledge.cues {
-        let about = cue.organ.is_some_and(|o| finding.organs.contains(&o));
+        let about =
+            cue.organ.is_some_and(|o| finding.organs.contains(&o)) && cue.fits(&finding.modalities);
         if about
             && !finding.cues.contains(&cue.name)
             && cue.phrases.iter().any(|p| exam.title.has(p))

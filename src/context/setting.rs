@@ -105,7 +105,8 @@ pub fn apply(knowledge: &Knowledge, setting: &Setting, finding: &mut super::Find
         .iter()
         .filter(|c| setting.states_any(c.settings))
     {
-        let about = cue.organ.is_none_or(|o| finding.organs.contains(&o));
+        let about =
+            cue.organ.is_none_or(|o| finding.organs.contains(&o)) && cue.fits(&finding.modalities);
         if about && !finding.cues.contains(&cue.name) {
             finding.cues.push(cue.name);
         }

@@ -201,6 +201,10 @@ pub struct Cue {
     /// of the report about its organ, wherever the report states them.
     #[serde(default)]
     pub settings: Vec<String>,
+    /// Modalities (`lexicon.json`, `modalities`) the finding must be read on for the cue to
+    /// fire; none: any.
+    #[serde(default)]
+    pub modalities: Vec<String>,
     pub effects: Vec<Effect>,
     pub verification: Verification,
     #[serde(default)]
@@ -441,6 +445,22 @@ pub fn validate(grounding: &Grounding, systems: &[(String, System)]) -> Vec<Prob
     problems.extend(validate_lexicon(&grounding.lexicon, &corpus));
     problems.extend(validate_cues(&grounding.cues, &corpus));
     for (i, cue) in grounding.cues.cues.iter().enumerate() {
+        for (k, modality) in cue.modalities.iter().enumerate() {
+            if !grounding
+                .lexicon
+                .modalities
+                .iter()
+                .any(|m| &m.modality == modality)
+            {
+                problems.push(Problem {
+                    file: CUES_FILE.to_string(),
+                    path: format!("$.cues[{i}].modalities[{k}]"),
+                    reason: format!(
+                        "unknown modality '{modality}': lexicon.json lists the modalities"
+                    ),
+                });
+            }
+        }
         for (k, setting) in cue.settings.iter().enumerate() {
             if !grounding
                 .lexicon
@@ -995,11 +1015,12 @@ pub fn emit(grounding: &Grounding, systems: &[(String, System)]) -> String {
             .collect();
         writeln!(
             out,
-            "    Cue {{ name: {:?}, organ: {:?}, phrases: &{:?}, settings: &{:?}, effects: &[{}] }},",
+            "    Cue {{ name: {:?}, organ: {:?}, phrases: &{:?}, settings: &{:?}, modalities: &{:?}, effects: &[{}] }},",
             cue.name,
             cue.organ,
             cue.phrases,
             cue.settings,
+            cue.modalities,
             effects.join(", ")
         )
         .unwrap();
