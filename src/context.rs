@@ -574,41 +574,35 @@ fn weigh(
     let system = &SYSTEMS[index];
     let (best, outcomes) = base.get(&index).map_or((0.0, 0.0), |b| (b.0, b.1));
     let mut score = best + outcomes.min(best.max(ranking.outcome_floor));
-    let stated_organ = finding.organs.iter().any(|o| system.organs.contains(o));
-    if stated_organ {
+    // What the finding states that the system is about, named in the reasons.
+    let shared = |stated: &[&str], of: &[&str]| -> Vec<String> {
+        stated
+            .iter()
+            .filter(|x| of.contains(x))
+            .map(|x| x.to_string())
+            .collect()
+    };
+    if finding.organs.iter().any(|o| system.organs.contains(o)) {
         score = (score + ranking.organ_bonus) * ranking.organ_factor;
         if let Some(why) = explain.as_deref_mut() {
-            let organs: Vec<&str> = finding
-                .organs
-                .iter()
-                .copied()
-                .filter(|o| system.organs.contains(o))
-                .collect();
-            why.reasons.push(format!("organ: {}", organs.join(", ")));
+            let organs = shared(&finding.organs, system.organs).join(", ");
+            why.reasons.push(format!("organ: {organs}"));
         }
     } else if !finding.organs.is_empty() && !system.organs.contains(&ranking.any_organ) {
         score *= ranking.other_organ_factor;
     }
-    if !finding.modalities.is_empty() {
-        let stated = finding
-            .modalities
-            .iter()
-            .any(|m| system.modalities.contains(m));
-        if stated {
-            score *= ranking.modality_factor;
-            if let Some(why) = explain.as_deref_mut() {
-                let modalities: Vec<&str> = finding
-                    .modalities
-                    .iter()
-                    .copied()
-                    .filter(|m| system.modalities.contains(m))
-                    .collect();
-                why.reasons
-                    .push(format!("modality: {}", modalities.join(", ")));
-            }
-        } else {
-            score *= ranking.other_modality_factor;
+    if finding
+        .modalities
+        .iter()
+        .any(|m| system.modalities.contains(m))
+    {
+        score *= ranking.modality_factor;
+        if let Some(why) = explain.as_deref_mut() {
+            let modalities = shared(&finding.modalities, system.modalities).join(", ");
+            why.reasons.push(format!("modality: {modalities}"));
         }
+    } else if !finding.modalities.is_empty() {
+        score *= ranking.other_modality_factor;
     }
     for cue in knowledge
         .cues

@@ -444,35 +444,33 @@ pub fn validate(grounding: &Grounding, systems: &[(String, System)]) -> Vec<Prob
     let mut problems = Vec::new();
     problems.extend(validate_lexicon(&grounding.lexicon, &corpus));
     problems.extend(validate_cues(&grounding.cues, &corpus));
+    // A cue's modalities and settings name entries of the lexicon.
+    let lexicon = &grounding.lexicon;
+    let modalities: Vec<&str> = lexicon
+        .modalities
+        .iter()
+        .map(|m| m.modality.as_str())
+        .collect();
+    let settings: Vec<&str> = lexicon
+        .settings
+        .iter()
+        .map(|s| s.setting.as_str())
+        .collect();
     for (i, cue) in grounding.cues.cues.iter().enumerate() {
-        for (k, modality) in cue.modalities.iter().enumerate() {
-            if !grounding
-                .lexicon
-                .modalities
-                .iter()
-                .any(|m| &m.modality == modality)
-            {
-                problems.push(Problem {
-                    file: CUES_FILE.to_string(),
-                    path: format!("$.cues[{i}].modalities[{k}]"),
-                    reason: format!(
-                        "unknown modality '{modality}': lexicon.json lists the modalities"
-                    ),
-                });
-            }
-        }
-        for (k, setting) in cue.settings.iter().enumerate() {
-            if !grounding
-                .lexicon
-                .settings
-                .iter()
-                .any(|s| &s.setting == setting)
-            {
-                problems.push(Problem {
-                    file: CUES_FILE.to_string(),
-                    path: format!("$.cues[{i}].settings[{k}]"),
-                    reason: format!("unknown setting '{setting}': lexicon.json lists the settings"),
-                });
+        for (key, listed, known) in [
+            ("modalities", &cue.modalities, &modalities),
+            ("settings", &cue.settings, &settings),
+        ] {
+            for (k, name) in listed.iter().enumerate() {
+                if !known.contains(&name.as_str()) {
+                    problems.push(Problem {
+                        file: CUES_FILE.to_string(),
+                        path: format!("$.cues[{i}].{key}[{k}]"),
+                        reason: format!(
+                            "unknown {key} entry '{name}': lexicon.json lists the {key}"
+                        ),
+                    });
+                }
             }
         }
     }
