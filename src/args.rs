@@ -87,6 +87,25 @@ fn text(body: &Map<String, Value>, field: &str) -> Result<Option<String>, ApiErr
 /// A grounding question from a JSON object: a POST body, or the tool's arguments. `allowed`
 /// are the fields the door takes (the tool has no `format`: it answers both). `null` means the
 /// same as leaving a field out.
+/// An integer field of a body (absent or null: `None`); its range is checked by the operation,
+/// and a value of another type is named with the range it takes.
+fn body_integer(
+    body: &Map<String, Value>,
+    key: &str,
+    min: usize,
+    max: usize,
+) -> Result<Option<i64>, ApiError> {
+    match body.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(v) => v.as_number().and_then(integral).map(Some).ok_or_else(|| {
+            ApiError::bad_param(
+                key,
+                format!("'{key}' must be an integer from {min} to {max}; got {v}"),
+            )
+        }),
+    }
+}
+
 pub fn ground(body: &Map<String, Value>, allowed: &[&str]) -> Result<ContextQuery, ApiError> {
     reject_unknown(body, allowed)?;
     let systems = string_list(
@@ -94,18 +113,7 @@ pub fn ground(body: &Map<String, Value>, allowed: &[&str]) -> Result<ContextQuer
         "systems",
         "an array of slugs",
     )?;
-    let limit = match body.get("limit") {
-        None | Some(Value::Null) => None,
-        Some(v) => Some(v.as_number().and_then(integral).ok_or_else(|| {
-            ApiError::bad_param(
-                "limit",
-                format!(
-                    "'limit' must be an integer from 1 to {}; got {v}",
-                    crate::context::MAX_LIMIT
-                ),
-            )
-        })?),
-    };
+    let limit = body_integer(body, "limit", 1, crate::context::MAX_LIMIT)?;
     let verified =
         match body.get("verified") {
             None | Some(Value::Null) => None,
@@ -113,19 +121,12 @@ pub fn ground(body: &Map<String, Value>, allowed: &[&str]) -> Result<ContextQuer
                 ApiError::bad_param("verified", "'verified' must be true or false")
             })?),
         };
-    let max_tokens = match body.get("max_tokens") {
-        None | Some(Value::Null) => None,
-        Some(v) => Some(v.as_number().and_then(integral).ok_or_else(|| {
-            ApiError::bad_param(
-                "max_tokens",
-                format!(
-                    "'max_tokens' must be an integer from {} to {}; got {v}",
-                    crate::context::MIN_MAX_TOKENS,
-                    crate::context::MAX_MAX_TOKENS
-                ),
-            )
-        })?),
-    };
+    let max_tokens = body_integer(
+        body,
+        "max_tokens",
+        crate::context::MIN_MAX_TOKENS,
+        crate::context::MAX_MAX_TOKENS,
+    )?;
     Ok(ContextQuery::new(
         text(body, "text")?,
         systems,

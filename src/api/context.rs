@@ -7,7 +7,7 @@ use crate::call::Call;
 use crate::context::{self as ctx, ContextQuery, Format};
 use crate::error::ApiError;
 use crate::http::{Request, Response};
-use crate::input::{boolean, json_bytes, Params, Refusal};
+use crate::input::{boolean, integer, json_bytes, Params, Refusal};
 use crate::knowledge::KNOWLEDGE;
 use crate::routes::{ContextOp, Op};
 use crate::schema;
@@ -90,19 +90,13 @@ fn from_query(request: &Request) -> Result<ContextQuery, ApiError> {
             ),
         ));
     }
-    let max_tokens = match request.get("max_tokens")? {
-        None => None,
-        Some(v) => Some(v.trim().parse::<i64>().map_err(|_| {
-            ApiError::bad_param(
-                "max_tokens",
-                format!(
-                    "'max_tokens' must be an integer from {} to {}; got '{v}'",
-                    ctx::MIN_MAX_TOKENS,
-                    ctx::MAX_MAX_TOKENS
-                ),
-            )
-        })?),
-    };
+    let max_tokens = integer(
+        request,
+        "max_tokens",
+        ctx::DEFAULT_MAX_TOKENS as i64,
+        (ctx::MIN_MAX_TOKENS as i64, ctx::MAX_MAX_TOKENS as i64),
+        Refusal::BadRequest,
+    )?;
     Ok(ContextQuery::new(
         q,
         systems,
@@ -111,5 +105,5 @@ fn from_query(request: &Request) -> Result<ContextQuery, ApiError> {
         request.get("format")?,
         boolean(request, "verified", Refusal::BadRequest)?,
     )?
-    .options(request.get("detail")?, max_tokens)?)
+    .options(request.get("detail")?, Some(max_tokens))?)
 }
