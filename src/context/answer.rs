@@ -643,7 +643,18 @@ fn finding_evaluation(
             })
         })
         .collect();
-    let missing = evaluated.missing(logic);
+    // What the evaluator still needs, of the inputs about this finding's organs.
+    let organs = prefill::organs_of(knowledge.lexicon, &text::WordIndex::new(&folded));
+    let missing = evaluated
+        .missing(logic)
+        .into_iter()
+        .filter(|m| {
+            logic
+                .model()
+                .input(m.id)
+                .is_none_or(|i| prefill::concerns(knowledge.lexicon, i, &organs))
+        })
+        .collect();
     let evaluation = FindingEvaluation {
         slug: &logic.slug,
         decided: evaluated.decided(),

@@ -301,10 +301,22 @@ fn phrases(lexicon: &Lexicon, value: &str, label: &str) -> Vec<Vec<String>> {
 }
 
 /// Fills the enum inputs whose value the finding states unambiguously.
-fn fill_enums(lexicon: &Lexicon, logic: &Logic, index: &text::WordIndex, out: &mut Filled) {
+fn fill_enums(
+    lexicon: &Lexicon,
+    logic: &Logic,
+    index: &text::WordIndex,
+    organs: &[&str],
+    out: &mut Filled,
+) {
     let words = index.words();
     let mut stated: Vec<Stated> = Vec::new();
-    for input in logic.inputs.iter().filter(|i| i.kind == InputType::Enum) {
+    let enums = || {
+        logic
+            .inputs
+            .iter()
+            .filter(|i| i.kind == InputType::Enum && concerns(lexicon, i, organs))
+    };
+    for input in enums() {
         for v in &input.values {
             for phrase in phrases(lexicon, &v.value, &v.label) {
                 for start in index.starts(&phrase) {
@@ -334,7 +346,7 @@ fn fill_enums(lexicon: &Lexicon, logic: &Logic, index: &text::WordIndex, out: &m
         })
         .collect();
     let phrase_of = |s: &Stated| &words[s.start..s.end];
-    for input in logic.inputs.iter().filter(|i| i.kind == InputType::Enum) {
+    for input in enums() {
         let own: Vec<&&Stated> = kept.iter().filter(|s| s.input == input.id).collect();
         // A value stated only in words another stated value spells out in full ("solid" of a
         // "part solid" nodule, then of its "solid component") yields to that value.
@@ -366,15 +378,47 @@ pub fn prefill(lexicon: &Lexicon, logic: &Logic, finding_text: &str) -> Inputs {
     prefill_words(lexicon, logic, &text::WordIndex::new(&words)).inputs
 }
 
+/// The organs (lexicon names) that folded words state.
+pub fn organs_of(lexicon: &Lexicon, index: &text::WordIndex) -> Vec<&'static str> {
+    lexicon
+        .organs
+        .iter()
+        .filter(|o| {
+            o.phrases.iter().any(|p| {
+                let phrase: Vec<String> = p.split(' ').map(String::from).collect();
+                let found = index.starts(&phrase).next().is_some();
+                found
+            })
+        })
+        .map(|o| o.name)
+        .collect()
+}
+
+/// Whether an input concerns a finding about `organs`: an input whose label names organs
+/// ("Spleen: parenchymal laceration depth") concerns only findings about one of them, or
+/// findings that name no organ.
+pub fn concerns(lexicon: &Lexicon, input: &Input, organs: &[&str]) -> bool {
+    if organs.is_empty() {
+        return true;
+    }
+    let label = text::words(&input.label);
+    let index = text::WordIndex::new(&label);
+    let named = organs_of(lexicon, &index);
+    named.is_empty() || named.iter().any(|o| organs.contains(o))
+}
+
 /// [`prefill`] for a finding already read into indexed words (grounding reads it once for all
-/// the systems it selects).
+/// the systems it selects). An input about another organ than the finding's is left empty (a
+/// liver laceration's depth is not the spleen's).
 pub fn prefill_words(lexicon: &Lexicon, logic: &Logic, index: &text::WordIndex) -> Filled {
     let words = index.words();
     let (sizes, age) = sizes_and_age(lexicon, words);
+    let organs = organs_of(lexicon, index);
     let mut out = Filled::default();
     let lengths: Vec<LengthInput> = logic
         .inputs
         .iter()
+        .filter(|i| concerns(lexicon, i, &organs))
         .filter(|i| i.kind == InputType::Number && i.derived_from.is_none())
         .filter(|i| matches!(i.unit.as_deref(), Some("mm") | Some("cm")))
         .map(|i| LengthInput::of(lexicon, i))
@@ -398,7 +442,7 @@ pub fn prefill_words(lexicon: &Lexicon, logic: &Logic, index: &text::WordIndex) 
             }
         }
     }
-    fill_enums(lexicon, logic, index, &mut out);
+    fill_enums(lexicon, logic, index, &organs, &mut out);
     out
 }
 
@@ -469,6 +513,23 @@ mod tests {
         let k = read("kyoto-ipmn-2024", "Branch duct IPMN 25 mm with MPD 6 mm");
         assert_eq!(number(&k, "cyst_size_mm"), Some(25.0));
         assert_eq!(number(&k, "mpd_mm"), Some(6.0));
+    }
+
+    #[test]
+    fn an_input_about_another_organ_is_left_empty() {
+        // AAST grades three organs: a liver laceration's depth is the liver's, not the spleen's.
+        let a = read(
+            "aast-ois-2018",
+            "4.5 cm deep parenchymal laceration of the liver",
+        );
+        assert_eq!(number(&a, "liver_laceration_depth_cm"), Some(4.5));
+        assert_eq!(a.get("spleen_laceration_depth_cm"), None);
+        let a = read(
+            "aast-ois-2018",
+            "Right kidney: 0.8 cm deep cortical laceration",
+        );
+        assert_eq!(number(&a, "kidney_laceration_depth_cm"), Some(0.8));
+        assert_eq!(a.get("spleen_laceration_depth_cm"), None);
     }
 
     #[test]
