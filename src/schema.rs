@@ -103,6 +103,7 @@ pub const CONTEXT_FORMATS: &[&str] = &["json", "markdown", "md"];
 /// How much of each system a grounding's JSON carries.
 pub const CONTEXT_DETAILS: &[&str] = &["compact", "full"];
 const DETAIL_ABOUT: &str = "compact (default): per system its scope, the rules that decide and the outcomes matched or decided, with the link to the whole system; full: every unit's first rules and the first outcomes.";
+const LIMIT_ABOUT: &str = "Maximum number of ranked systems (default 4). A report of several findings given no limit offers each finding's first system, up to 8.";
 /// The markdown block's token budget.
 const MAX_TOKENS: Kind = Kind::Integer {
     min: context::MIN_MAX_TOKENS,
@@ -202,7 +203,7 @@ const GET_CONTEXT: &[Arg] = &[
         "Comma-separated system slugs to include whatever their rank (an empty value or entry is refused)."),
     arg("organ", None, Query, Kind::Organ, false, "Restrict to systems of this organ."),
     arg("limit", None, Query, Kind::Integer { min: 1, max: context::MAX_LIMIT, default: context::DEFAULT_LIMIT }, false,
-        "Maximum number of ranked systems."),
+        LIMIT_ABOUT),
     arg("format", None, Query, Kind::Choice(CONTEXT_FORMATS), false, "json (default) or markdown (md)."),
     arg("verified", None, Query, Kind::Boolean { default: true }, false,
         "Only current systems and verified lines (default); false includes drafts, flagged, for curation or research."),
@@ -250,7 +251,7 @@ const POST_CONTEXT: &[Arg] = &[
             default: context::DEFAULT_LIMIT,
         },
         false,
-        "Maximum number of ranked systems.",
+        LIMIT_ABOUT,
     ),
     arg(
         "format",

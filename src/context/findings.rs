@@ -465,6 +465,7 @@ fn rank(
         systems: Vec::new(),
         organ: query.organ.clone(),
         limit: SYSTEMS_PER_FINDING,
+        limit_asked: true,
         format: query.format,
         verified: query.verified,
         detail: query.detail,
