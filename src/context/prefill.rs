@@ -302,8 +302,8 @@ fn phrases(lexicon: &Lexicon, value: &str, label: &str) -> Vec<Vec<String>> {
 
 /// Fills the enum inputs whose value the finding states unambiguously.
 fn fill_enums(
-    lexicon: &Lexicon,
-    logic: &Logic,
+    lexicon: &'static Lexicon,
+    logic: &'static Logic,
     index: &text::WordIndex,
     organs: &[&str],
     out: &mut Filled,
@@ -373,7 +373,7 @@ fn fill_enums(
 }
 
 /// The inputs of `logic` that the finding states.
-pub fn prefill(lexicon: &Lexicon, logic: &Logic, finding_text: &str) -> Inputs {
+pub fn prefill(lexicon: &'static Lexicon, logic: &'static Logic, finding_text: &str) -> Inputs {
     let words = text::words(finding_text);
     prefill_words(lexicon, logic, &text::WordIndex::new(&words)).inputs
 }
@@ -383,34 +383,55 @@ pub fn organs_of(lexicon: &Lexicon, index: &text::WordIndex) -> Vec<&'static str
     lexicon
         .organs
         .iter()
-        .filter(|o| {
-            o.phrases.iter().any(|p| {
-                let phrase: Vec<String> = p.split(' ').map(String::from).collect();
-                let found = index.starts(&phrase).next().is_some();
-                found
-            })
-        })
+        .filter(|o| o.phrases.iter().any(|p| index.has(p)))
         .map(|o| o.name)
         .collect()
+}
+
+thread_local! {
+    /// The organs each input's label names, by lexicon and input: labels are the corpus's,
+    /// read once per isolate instead of once per finding.
+    static LABEL_ORGANS: std::cell::RefCell<std::collections::HashMap<(usize, usize), Vec<&'static str>>> =
+        Default::default();
+}
+
+/// The organs an input's label names ("Spleen: parenchymal laceration depth": spleen).
+fn label_organs(lexicon: &'static Lexicon, input: &'static Input) -> Vec<&'static str> {
+    let key = (
+        std::ptr::from_ref(lexicon) as usize,
+        std::ptr::from_ref(input) as usize,
+    );
+    LABEL_ORGANS.with(|cache| {
+        cache
+            .borrow_mut()
+            .entry(key)
+            .or_insert_with(|| {
+                let label = text::words(&input.label);
+                organs_of(lexicon, &text::WordIndex::new(&label))
+            })
+            .clone()
+    })
 }
 
 /// Whether an input concerns a finding about `organs`: an input whose label names organs
 /// ("Spleen: parenchymal laceration depth") concerns only findings about one of them, or
 /// findings that name no organ.
-pub fn concerns(lexicon: &Lexicon, input: &Input, organs: &[&str]) -> bool {
+pub fn concerns(lexicon: &'static Lexicon, input: &'static Input, organs: &[&str]) -> bool {
     if organs.is_empty() {
         return true;
     }
-    let label = text::words(&input.label);
-    let index = text::WordIndex::new(&label);
-    let named = organs_of(lexicon, &index);
+    let named = label_organs(lexicon, input);
     named.is_empty() || named.iter().any(|o| organs.contains(o))
 }
 
 /// [`prefill`] for a finding already read into indexed words (grounding reads it once for all
 /// the systems it selects). An input about another organ than the finding's is left empty (a
 /// liver laceration's depth is not the spleen's).
-pub fn prefill_words(lexicon: &Lexicon, logic: &Logic, index: &text::WordIndex) -> Filled {
+pub fn prefill_words(
+    lexicon: &'static Lexicon,
+    logic: &'static Logic,
+    index: &text::WordIndex,
+) -> Filled {
     let words = index.words();
     let (sizes, age) = sizes_and_age(lexicon, words);
     let organs = organs_of(lexicon, index);

@@ -161,6 +161,20 @@ impl<'w> WordIndex<'w> {
         self.words
     }
 
+    /// Whether a folded phrase (words joined by single spaces) occurs, as whole words.
+    pub fn has(&self, phrase: &str) -> bool {
+        let mut parts = phrase.split(' ');
+        let Some(first) = parts.next().and_then(|w| self.at.get(w)) else {
+            return false;
+        };
+        first.iter().any(|&start| {
+            parts
+                .clone()
+                .enumerate()
+                .all(|(k, p)| self.words.get(start + 1 + k).is_some_and(|w| w == p))
+        })
+    }
+
     /// Where the phrase (folded words) starts, in order.
     pub fn starts<'a>(&'a self, phrase: &'a [String]) -> impl Iterator<Item = usize> + 'a {
         let first = phrase.first().and_then(|w| self.at.get(w.as_str()));
