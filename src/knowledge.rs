@@ -46,6 +46,10 @@ pub struct Lexicon {
     pub finding_words: &'static [&'static str],
     /// Words that open a recommendation, not a finding.
     pub recommendation_words: &'static [&'static str],
+    /// Words of an attenuation input's label that say how it is measured.
+    pub attenuation_words: &'static [&'static str],
+    /// Words after a number that make it an attenuation in Hounsfield units.
+    pub hu_words: &'static [&'static str],
     /// The report-wide settings and the phrases that state them.
     pub settings: &'static [Words],
 }

@@ -359,11 +359,18 @@ struct Evaluated {
 }
 
 impl Evaluated {
-    fn of(knowledge: &Knowledge, logic: &'static Logic, finding: &text::WordIndex) -> Evaluated {
+    /// `negative`: per word, a minus sign before it, where the characters are known (then an
+    /// attenuation in HU is read too).
+    fn of(
+        knowledge: &Knowledge,
+        logic: &'static Logic,
+        finding: &text::WordIndex,
+        negative: Option<&[bool]>,
+    ) -> Evaluated {
         let prefill::Filled {
             inputs: prefilled,
             from,
-        } = prefill::prefill_words(knowledge.lexicon, logic, finding);
+        } = prefill::prefill_signed(knowledge.lexicon, logic, finding, negative);
         let link = evaluator::evaluate_link(&logic.slug, logic.model(), &prefilled, None);
         // The prefilled values are the system's own ids and values, so the evaluator accepts
         // them; were it to refuse, the answer would simply carry no evaluation.
@@ -437,7 +444,7 @@ fn system_context(
 ) -> SystemContext {
     let system = sel.system;
     let logic = compiled::logic(sel.index);
-    let evaluated = logic.map(|l| Evaluated::of(knowledge, l, finding));
+    let evaluated = logic.map(|l| Evaluated::of(knowledge, l, finding, None));
     let mut keep = Keep {
         verified,
         withheld: 0,
@@ -627,7 +634,13 @@ fn finding_evaluation(
         return (Vec::new(), Vec::new(), None);
     };
     let folded: Vec<String> = words.iter().map(|w| w.text.clone()).collect();
-    let evaluated = Evaluated::of(knowledge, logic, &text::WordIndex::new(&folded));
+    let negative = prefill::minus_signs(words, original);
+    let evaluated = Evaluated::of(
+        knowledge,
+        logic,
+        &text::WordIndex::new(&folded),
+        Some(&negative),
+    );
     let inputs = evaluated
         .prefilled
         .iter()

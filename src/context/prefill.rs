@@ -432,6 +432,19 @@ pub fn prefill_words(
     logic: &'static Logic,
     index: &text::WordIndex,
 ) -> Filled {
+    prefill_signed(lexicon, logic, index, None)
+}
+
+/// [`prefill_words`], and, when the sign of each word's number is known (`negative`, one per
+/// word: a minus sign written right before it), the attenuation in HU. Folded words drop the
+/// sign, and "-15 HU" read as 15 would turn a fat-containing mass into a soft-tissue one, so
+/// an attenuation is read only where the characters were seen.
+pub fn prefill_signed(
+    lexicon: &'static Lexicon,
+    logic: &'static Logic,
+    index: &text::WordIndex,
+    negative: Option<&[bool]>,
+) -> Filled {
     let words = index.words();
     let (sizes, age) = sizes_and_age(lexicon, words);
     let organs = organs_of(lexicon, index);
@@ -463,8 +476,85 @@ pub fn prefill_words(
             }
         }
     }
+    if let Some(negative) = negative {
+        fill_attenuation(lexicon, logic, index, negative, &organs, &mut out);
+    }
     fill_enums(lexicon, logic, index, &organs, &mut out);
     out
+}
+
+/// Fills an attenuation input (unit HU) from the one attenuation the finding states ("12 HU",
+/// "-15 HU", "45 Hounsfield units") when the words of its label that say when it is measured
+/// ("unenhanced", "non contrast") are all in the finding: a portal venous attenuation is not
+/// an unenhanced one. Two attenuations stated, or two inputs that fit, fill nothing.
+fn fill_attenuation(
+    lexicon: &'static Lexicon,
+    logic: &'static Logic,
+    index: &text::WordIndex,
+    negative: &[bool],
+    organs: &[&str],
+    out: &mut Filled,
+) {
+    let words = index.words();
+    let stated: Vec<(f64, usize)> = words
+        .windows(2)
+        .enumerate()
+        .filter(|(_, w)| lexicon.hu_words.contains(&w[1].as_str()))
+        .filter_map(|(i, w)| {
+            let value = w[0].parse::<f64>().ok()?;
+            let sign = if negative.get(i).copied().unwrap_or(false) {
+                -1.0
+            } else {
+                1.0
+            };
+            Some((sign * value, i))
+        })
+        .collect();
+    let [(value, at)] = stated[..] else {
+        return;
+    };
+    let fits: Vec<&Input> = logic
+        .inputs
+        .iter()
+        .filter(|i| i.kind == InputType::Number && i.derived_from.is_none())
+        .filter(|i| {
+            i.unit
+                .as_deref()
+                .is_some_and(|u| u.eq_ignore_ascii_case("hu"))
+        })
+        .filter(|i| concerns(lexicon, i, organs))
+        .filter(|i| {
+            text::words(&i.label)
+                .iter()
+                .filter(|w| !lexicon.attenuation_words.contains(&w.as_str()))
+                .all(|w| index.has(w))
+        })
+        .collect();
+    if let [input] = fits[..] {
+        let ok = input.min.is_none_or(|m| value >= m) && input.max.is_none_or(|m| value <= m);
+        if ok {
+            out.put(&input.id, Given::Number(value), (at, at + 2));
+        }
+    }
+}
+
+/// For each word of a text, whether a minus sign is written right before it ("-15").
+pub fn minus_signs(spans: &[text::Span], chars: &[char]) -> Vec<bool> {
+    spans
+        .iter()
+        .map(|w| {
+            let before = w.start.checked_sub(1).and_then(|i| chars.get(i));
+            let sign = matches!(before, Some('-') | Some('\u{2212}'));
+            // "3-5 HU" is a range, not a negative five: the sign stands after a space or an
+            // opening bracket, or at the start.
+            let lead = w
+                .start
+                .checked_sub(2)
+                .and_then(|i| chars.get(i))
+                .is_none_or(|c| c.is_whitespace() || matches!(c, '(' | '[' | ',' | ':' | '='));
+            sign && lead
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -534,6 +624,60 @@ mod tests {
         let k = read("kyoto-ipmn-2024", "Branch duct IPMN 25 mm with MPD 6 mm");
         assert_eq!(number(&k, "cyst_size_mm"), Some(25.0));
         assert_eq!(number(&k, "mpd_mm"), Some(6.0));
+    }
+
+    /// [`prefill_signed`] over a text whose characters are known.
+    fn read_signed(slug: &str, text: &str) -> Inputs {
+        let index = SYSTEMS.iter().position(|s| s.slug == slug).unwrap();
+        let spans = text::spans(text);
+        let chars: Vec<char> = text.chars().collect();
+        let words: Vec<String> = spans.iter().map(|w| w.text.clone()).collect();
+        let negative = minus_signs(&spans, &chars);
+        prefill_signed(
+            &LEXICON,
+            logic(index).unwrap(),
+            &text::WordIndex::new(&words),
+            Some(&negative),
+        )
+        .inputs
+    }
+
+    #[test]
+    fn an_attenuation_fills_the_input_measured_as_the_finding_says() {
+        let a = read_signed(
+            "acr-if-adrenal-2017",
+            "1.6 cm left adrenal nodule, 8 HU on unenhanced CT",
+        );
+        assert_eq!(number(&a, "unenhanced_hu"), Some(8.0));
+        let e = read_signed(
+            "ese-adrenal-incidentaloma-2023",
+            "adrenal nodule of 12 Hounsfield units on non-contrast CT",
+        );
+        assert_eq!(number(&e, "unenhanced_hu"), Some(12.0));
+        // The sign is kept: a fat-containing nodule is not a soft-tissue one.
+        let a = read_signed(
+            "acr-if-adrenal-2017",
+            "adrenal nodule, -15 HU on unenhanced CT",
+        );
+        assert_eq!(number(&a, "unenhanced_hu"), Some(-15.0));
+        // A portal venous attenuation is not an unenhanced one.
+        let a = read_signed(
+            "acr-if-adrenal-2017",
+            "14 mm adrenal nodule, 45 HU in the portal venous phase",
+        );
+        assert_eq!(a.get("unenhanced_hu"), None);
+        // Two attenuations stated: neither is chosen.
+        let a = read_signed(
+            "acr-if-adrenal-2017",
+            "unenhanced 8 HU, delayed 20 HU adrenal nodule",
+        );
+        assert_eq!(a.get("unenhanced_hu"), None);
+        // Without the characters, no attenuation is read at all.
+        let a = read(
+            "acr-if-adrenal-2017",
+            "adrenal nodule, -15 HU on unenhanced CT",
+        );
+        assert_eq!(a.get("unenhanced_hu"), None);
     }
 
     #[test]

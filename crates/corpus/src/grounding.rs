@@ -120,6 +120,11 @@ pub struct Lexicon {
     pub finding_words: Vec<String>,
     /// Words that open a recommendation, not a finding ("Recommend", "Consider").
     pub recommendation_words: Vec<String>,
+    /// Words of an attenuation input's label that say how it is measured, not when ("CT",
+    /// "attenuation"): the rest ("unenhanced") must be in the finding for an HU value to fill it.
+    pub attenuation_words: Vec<String>,
+    /// Words after a number that make it an attenuation in Hounsfield units ("hu").
+    pub hu_words: Vec<String>,
     /// The section headings reports write, by kind.
     pub sections: Vec<SectionWords>,
     /// The report-wide setting a report states (screening, known cancer, HCC risk, pregnancy,
@@ -647,6 +652,8 @@ fn validate_lexicon(lexicon: &Lexicon, corpus: &Corpus) -> Vec<Problem> {
         ("negations", &lexicon.negations),
         ("age_words", &lexicon.age_words),
         ("recommendation_words", &lexicon.recommendation_words),
+        ("attenuation_words", &lexicon.attenuation_words),
+        ("hu_words", &lexicon.hu_words),
     ] {
         check_phrases(&mut r, &format!("$.{key}"), list, true);
     }
@@ -970,9 +977,9 @@ pub fn emit(grounding: &Grounding, systems: &[(String, System)]) -> String {
          modality_spellings: &{spellings:?},\n    \
          measured_nouns: {measured},\n    lesion_nouns: &{:?},\n    measure_words: &{:?},\n    \
          clause_breaks: &{:?},\n    negations: &{:?},\n    generic_values: &{:?},\n    age_words: &{:?},\n    \
-         finding_words: &{:?},\n    recommendation_words: &{:?},\n    settings: {settings},\n}};\n",
+         finding_words: &{:?},\n    recommendation_words: &{:?},\n    attenuation_words: &{:?},\n    hu_words: &{:?},\n    settings: {settings},\n}};\n",
         lex.lesion_nouns, lex.measure_words, lex.clause_breaks, lex.negations, lex.generic_values, lex.age_words,
-        lex.finding_words, lex.recommendation_words
+        lex.finding_words, lex.recommendation_words, lex.attenuation_words, lex.hu_words
     )
     .unwrap();
     writeln!(out, "pub static CUES: &[Cue] = &[").unwrap();
