@@ -291,22 +291,7 @@ impl Said {
 
     /// How often a folded phrase (words joined by single spaces) occurs, as whole words.
     pub(crate) fn count(&self, phrase: &str) -> usize {
-        let mut parts = phrase.split(' ');
-        let Some(first) = parts.next() else {
-            return 0;
-        };
-        let Some(starts) = self.at.get(first) else {
-            return 0;
-        };
-        starts
-            .iter()
-            .filter(|&&start| {
-                parts
-                    .clone()
-                    .enumerate()
-                    .all(|(k, p)| self.words.get(start + 1 + k).is_some_and(|w| w == p))
-            })
-            .count()
+        text::phrase_count(&self.words, |w| self.at.get(w).map(Vec::as_slice), phrase)
     }
 
     /// Whether a folded phrase occurs as whole words.
@@ -321,7 +306,7 @@ pub fn read_finding(knowledge: &Knowledge, text: &str) -> Finding {
     let said = Said::of(text);
     let mut finding = Finding::default();
     let lexicon = knowledge.lexicon;
-    finding.organs = stated_organs(lexicon, &said);
+    finding.organs = stated_organs(lexicon, |p| said.count(p));
     finding.modalities = stated_modalities(lexicon, &said);
     let (sizes, age) = prefill::sizes_and_age(lexicon, said.words());
     finding.sizes_mm = sizes.iter().map(|s| s.mm).collect();
@@ -355,16 +340,17 @@ pub fn read_finding(knowledge: &Knowledge, text: &str) -> Finding {
     finding
 }
 
-/// The organs folded words name, in the lexicon's order. A phrase counts
+/// The organs folded words name (`count`: how often a phrase occurs in them), in the
+/// lexicon's order. A phrase counts
 /// where it is not part of a longer phrase of another organ: the "iliac" of "iliac bone" is
 /// bone, not a vessel, and the "lobe" of "caudate lobe" is liver, not lung.
-fn stated_organs(lexicon: &Lexicon, said: &Said) -> Vec<&'static str> {
+fn stated_organs(lexicon: &Lexicon, count: impl Fn(&str) -> usize) -> Vec<&'static str> {
     let organs = lexicon.organs;
     organs
         .iter()
         .filter(|o| {
             o.phrases.iter().any(|p| {
-                let here = said.count(p);
+                let here = count(p);
                 if here == 0 {
                     return false;
                 }
@@ -373,7 +359,7 @@ fn stated_organs(lexicon: &Lexicon, said: &Said) -> Vec<&'static str> {
                     .filter(|other| other.name != o.name)
                     .flat_map(|other| other.phrases.iter())
                     .filter(|q| q.len() > p.len() && phrase_within(q, p))
-                    .map(|q| said.count(q))
+                    .map(|q| count(q))
                     .sum();
                 here > within
             })
@@ -478,7 +464,7 @@ pub fn rank_with_withheld(
     finding.ruled_out = ruled_out;
     setting::apply(knowledge, &setting, &mut finding);
     finding.setting = setting;
-    let (groups, more) = findings::findings(
+    let (groups, more, headed) = findings::findings(
         knowledge,
         query,
         &finding.read,
@@ -498,9 +484,6 @@ pub fn rank_with_withheld(
     // A report with headings is answered by its findings even when it has one or none (a
     // normal study offers nothing, whatever its history says); a text without headings of a
     // single finding is ranked as a whole, as a one-line finding always was.
-    let headed = report::sections(knowledge.lexicon, &query.text)
-        .iter()
-        .any(|s| s.kind.is_some());
     let (selected, withheld) = if grounded.len() >= 2 || headed {
         // The systems asked for, scored on what was read, without a search.
         let (asked, _) = score_hits(knowledge, query, &finding, &[]);

@@ -354,6 +354,8 @@ struct Evaluated {
     prefilled: BTreeMap<String, Given>,
     /// Per input, the words it was read from (word indices).
     from: BTreeMap<String, (usize, usize)>,
+    /// The organs the finding states.
+    organs: Vec<&'static str>,
     link: String,
     evaluation: Option<Evaluation<'static>>,
 }
@@ -370,6 +372,7 @@ impl Evaluated {
         let prefill::Filled {
             inputs: prefilled,
             from,
+            organs,
         } = prefill::prefill_signed(knowledge.lexicon, logic, finding, negative);
         let link = evaluator::evaluate_link(&logic.slug, logic.model(), &prefilled, None);
         // The prefilled values are the system's own ids and values, so the evaluator accepts
@@ -378,6 +381,7 @@ impl Evaluated {
         Evaluated {
             prefilled,
             from,
+            organs,
             link,
             evaluation,
         }
@@ -657,7 +661,7 @@ fn finding_evaluation(
         })
         .collect();
     // What the evaluator still needs, of the inputs about this finding's organs.
-    let organs = prefill::organs_of(knowledge.lexicon, &text::WordIndex::new(&folded));
+    let organs = &evaluated.organs;
     let missing = evaluated
         .missing(logic)
         .into_iter()
@@ -665,7 +669,7 @@ fn finding_evaluation(
             logic
                 .model()
                 .input(m.id)
-                .is_none_or(|i| prefill::concerns(knowledge.lexicon, i, &organs))
+                .is_none_or(|i| prefill::concerns(knowledge.lexicon, i, organs))
         })
         .collect();
     let evaluation = FindingEvaluation {

@@ -168,8 +168,8 @@ fn names_something(knowledge: &Knowledge, words: &[String]) -> bool {
 /// The findings of a text (`read` is the text as grounding reads it: ruled-out words and the
 /// examination's sections blanked, offsets unchanged): the present and possible ones
 /// (impression first, at most [`MAX_FINDINGS`], each ranked), then the ones the text rules
-/// out (in the text's order, at most [`MAX_RULED_OUT_FINDINGS`], with no system); and how
-/// many more there were of either.
+/// out (in the text's order, at most [`MAX_RULED_OUT_FINDINGS`], with no system); how many
+/// more there were of either; and whether the text has section headings.
 pub fn findings(
     knowledge: &Knowledge,
     query: &ContextQuery,
@@ -177,13 +177,14 @@ pub fn findings(
     report_wide: &Finding,
     hedged: &[RuledOut],
     ruled: &[RuledOut],
-) -> (Vec<Group>, usize) {
+) -> (Vec<Group>, usize, bool) {
     let original: Vec<char> = query.text.chars().collect();
     let chars: Vec<char> = read.chars().collect();
     let slice = |c: &[char], from: usize, to: usize| c[from..to].iter().collect::<String>();
     let mut found: Vec<(usize, Group, String)> = Vec::new();
     let mut out_of_it: Vec<Group> = Vec::new();
     let sections = report::sections(knowledge.lexicon, &query.text);
+    let headed = sections.iter().any(|s| s.kind.is_some());
     // The examination's title ("ULTRASOUND THYROID", the lines before the first heading of a
     // report with headings) names the organ of the findings that name none ("Nodule 1: right
     // lobe, 1.8 cm").
@@ -194,7 +195,7 @@ pub fn findings(
         _ => super::Said::new(Vec::new()),
     };
     let exam = Exam {
-        organs: super::stated_organs(knowledge.lexicon, &title),
+        organs: super::stated_organs(knowledge.lexicon, |p| title.count(p)),
         modalities: super::stated_modalities(knowledge.lexicon, &title),
         title,
     };
@@ -344,7 +345,7 @@ pub fn findings(
         })
         .chain(out_of_it.into_iter().take(MAX_RULED_OUT_FINDINGS))
         .collect();
-    (groups, more)
+    (groups, more, headed)
 }
 
 /// Words two sentences must share for one to restate the other.

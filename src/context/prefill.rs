@@ -38,6 +38,8 @@ use std::collections::BTreeMap;
 pub struct Filled {
     pub inputs: Inputs,
     pub from: BTreeMap<String, (usize, usize)>,
+    /// The organs the finding states: the inputs about other organs were left out.
+    pub organs: Vec<&'static str>,
 }
 
 impl Filled {
@@ -378,14 +380,9 @@ pub fn prefill(lexicon: &'static Lexicon, logic: &'static Logic, finding_text: &
     prefill_words(lexicon, logic, &text::WordIndex::new(&words)).inputs
 }
 
-/// The organs (lexicon names) that folded words state.
+/// The organs (lexicon names) that folded words state, as grounding reads them.
 pub fn organs_of(lexicon: &Lexicon, index: &text::WordIndex) -> Vec<&'static str> {
-    lexicon
-        .organs
-        .iter()
-        .filter(|o| o.phrases.iter().any(|p| index.has(p)))
-        .map(|o| o.name)
-        .collect()
+    super::stated_organs(lexicon, |p| index.count(p))
 }
 
 thread_local! {
@@ -448,7 +445,10 @@ pub fn prefill_signed(
     let words = index.words();
     let (sizes, age) = sizes_and_age(lexicon, words);
     let organs = organs_of(lexicon, index);
-    let mut out = Filled::default();
+    let mut out = Filled {
+        organs: organs.clone(),
+        ..Filled::default()
+    };
     let lengths: Vec<LengthInput> = logic
         .inputs
         .iter()

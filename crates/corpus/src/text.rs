@@ -139,6 +139,29 @@ pub fn text_terms(text: &str) -> Vec<String> {
     terms
 }
 
+/// How often a folded phrase (words joined by single spaces) occurs in `words` as whole words,
+/// given `at`, the places each word stands: one lookup of its first word, then the rest
+/// compared in place. The matching of every word index.
+pub fn phrase_count<'a>(
+    words: &[String],
+    at: impl Fn(&str) -> Option<&'a [usize]>,
+    phrase: &str,
+) -> usize {
+    let mut parts = phrase.split(' ');
+    let Some(starts) = parts.next().and_then(at) else {
+        return 0;
+    };
+    starts
+        .iter()
+        .filter(|&&start| {
+            parts
+                .clone()
+                .enumerate()
+                .all(|(k, p)| words.get(start + 1 + k).is_some_and(|w| w == p))
+        })
+        .count()
+}
+
 /// Where each word of a text occurs, so that finding a phrase looks only at the places its
 /// first word is, instead of walking the whole text once per phrase.
 pub struct WordIndex<'w> {
@@ -161,18 +184,14 @@ impl<'w> WordIndex<'w> {
         self.words
     }
 
-    /// Whether a folded phrase (words joined by single spaces) occurs, as whole words.
+    /// How often a folded phrase (words joined by single spaces) occurs, as whole words.
+    pub fn count(&self, phrase: &str) -> usize {
+        phrase_count(self.words, |w| self.at.get(w).map(Vec::as_slice), phrase)
+    }
+
+    /// Whether a folded phrase occurs, as whole words.
     pub fn has(&self, phrase: &str) -> bool {
-        let mut parts = phrase.split(' ');
-        let Some(first) = parts.next().and_then(|w| self.at.get(w)) else {
-            return false;
-        };
-        first.iter().any(|&start| {
-            parts
-                .clone()
-                .enumerate()
-                .all(|(k, p)| self.words.get(start + 1 + k).is_some_and(|w| w == p))
-        })
+        self.count(phrase) > 0
     }
 
     /// Where the phrase (folded words) starts, in order.
