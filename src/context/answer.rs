@@ -622,6 +622,16 @@ pub fn cite(r: &Reference) -> String {
     r.citation(usize::MAX)
 }
 
+/// The reference `id` of the system `slug`, as one citation string.
+pub fn reference(slug: &str, id: &str) -> Option<String> {
+    SYSTEMS
+        .iter()
+        .position(|s| s.slug == slug)
+        .and_then(compiled::logic)
+        .and_then(|l| l.references.get(id))
+        .map(cite)
+}
+
 /// What a finding's first system's evaluator makes of the finding's own words (`words`, with
 /// their offsets in `original`): the inputs read, the inputs missing, the units decided.
 fn finding_evaluation(
@@ -694,13 +704,7 @@ fn cue_references(answer: &Grounding) -> BTreeMap<&'static str, BTreeMap<&'stati
         if ids.contains_key(line.citation) {
             continue;
         }
-        let reference = SYSTEMS
-            .iter()
-            .position(|s| s.slug == line.system)
-            .and_then(compiled::logic)
-            .and_then(|l| l.references.get(line.citation))
-            .map(cite);
-        if let Some(reference) = reference {
+        if let Some(reference) = reference(line.system, line.citation) {
             ids.insert(line.citation, reference);
         }
     }

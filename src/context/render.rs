@@ -10,7 +10,6 @@
 //! at the end, never silently cut.
 
 use super::answer::{CitedLine, FindingContext, Grounding, SystemContext};
-use crate::corpus::compiled::{self, SYSTEMS};
 use crate::corpus::evaluate::given_text;
 use crate::corpus::source::Verification;
 use crate::corpus::text::approx_tokens;
@@ -99,13 +98,7 @@ impl Block {
 
     /// A reference id as its citation string, every author listed, from the system's logic.
     fn citation(&self, slug: &str, id: &str) -> String {
-        SYSTEMS
-            .iter()
-            .position(|s| s.slug == slug)
-            .and_then(compiled::logic)
-            .and_then(|l| l.references.get(id))
-            .map(super::answer::cite)
-            .unwrap_or_else(|| id.to_string())
+        super::answer::reference(slug, id).unwrap_or_else(|| id.to_string())
     }
 
     /// Adds a block built by `build` when it fits the budget; otherwise names it as left out
