@@ -156,6 +156,8 @@ pub struct Assertions {
     pub terminators: &'static [&'static [&'static str]],
     /// Words that assert nothing on their own.
     pub fillers: &'static [&'static str],
+    /// Phrases that refer back to the ruled-out words right before them ("the largest").
+    pub back_references: &'static [&'static [&'static str]],
 }
 
 include!(concat!(env!("OUT_DIR"), "/knowledge_tables.rs"));

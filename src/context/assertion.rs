@@ -107,6 +107,7 @@ fn assess(model: &Assertions, text: &str) -> Assessment {
         assess_sentence(model, &words, start, end, &mut marks);
         start = end;
     }
+    back_references(model, &chars, &words, &mut marks);
     label_lines(model, &chars, &words, &mut marks);
     Assessment { words, marks }
 }
@@ -159,6 +160,44 @@ fn assess_sentence(
     for f in &found {
         for m in marks.iter_mut().skip(f.at).take(f.len) {
             *m = None;
+        }
+    }
+}
+
+/// A back-reference ("the largest") right after a ruled-out word of its line takes that word's
+/// assertion, with the rest of its sentence: "No pelvic lymphadenopathy. The largest node is
+/// 5 mm" measures the nodes the report calls normal. After a present word it is itself present
+/// ("Several enlarged nodes; the largest is 24 mm").
+fn back_references(
+    model: &Assertions,
+    chars: &[char],
+    words: &[Span],
+    marks: &mut [Option<(Category, usize, usize, usize)>],
+) {
+    let mut w = 1;
+    while w < words.len() {
+        let refers = model.back_references.iter().find(|p| {
+            w + p.len() <= words.len()
+                && p.iter()
+                    .zip(&words[w..])
+                    .all(|(a, b)| *a == b.text.as_str())
+        });
+        let before = marks[w - 1];
+        let same_line = !chars[words[w - 1].end..words[w].start].contains(&'\n');
+        match (refers, before) {
+            (Some(_), Some(mark)) if marks[w].is_none() && same_line && rules_out(mark.0) => {
+                let mut end = w + 1;
+                while end < words.len() && !breaks(chars, words[end - 1].end, words[end].start) {
+                    end += 1;
+                }
+                for m in marks.iter_mut().take(end).skip(w) {
+                    if m.is_none() {
+                        *m = Some(mark);
+                    }
+                }
+                w = end;
+            }
+            _ => w += 1,
         }
     }
 }
@@ -323,6 +362,25 @@ mod tests {
         let (words, ruled) = read("No pulmonary nodules. 8 mm solid nodule in the RUL.");
         assert_eq!(ruled, ["negated: pulmonary nodules (No)"]);
         assert_eq!(words, ["8", "mm", "solid", "nodule", "in", "the", "rul"]);
+    }
+
+    #[test]
+    fn the_largest_of_what_was_ruled_out_is_ruled_out_with_it() {
+        let (words, ruled) = read("No pelvic lymphadenopathy. The largest node is 5 mm.");
+        assert_eq!(
+            ruled,
+            ["negated: pelvic lymphadenopathy. The largest node is 5 mm (No)"]
+        );
+        assert!(words.is_empty(), "{words:?}");
+        let (words, _) = read("Normal-appearing level II nodes with fatty hila bilaterally, the largest 7 mm.");
+        assert!(!words.contains(&"7".to_string()), "{words:?}");
+        // After present words, a back-reference is present.
+        let (words, ruled) = read("Several enlarged nodes; the largest is 24 mm.");
+        assert!(ruled.is_empty(), "{ruled:?}");
+        assert!(words.contains(&"24".to_string()), "{words:?}");
+        // Only on the line of what it refers to.
+        let (words, _) = read("Lymph nodes: none enlarged.\nThe largest node is 24 mm.");
+        assert!(words.contains(&"24".to_string()), "{words:?}");
     }
 
     #[test]

@@ -56,6 +56,11 @@ pub struct Assertions {
     /// Words that assert nothing on their own ("there", "is", "seen"): a line whose other
     /// words are all ruled out is ruled out, label and all.
     pub fillers: Vec<String>,
+    /// Phrases that refer back to the words just before them ("the largest"): placed right
+    /// after a ruled-out word of their line, they and the rest of their sentence take its
+    /// assertion ("No pelvic lymphadenopathy. The largest node is 5 mm").
+    #[serde(default)]
+    pub back_references: Vec<String>,
 }
 
 /// A trigger phrase: the category it gives the words in its scope, and which way it reaches.
@@ -522,6 +527,9 @@ fn validate_assertions(a: &Assertions) -> Vec<Problem> {
     }
     check_phrases(&mut r, "$.terminators", &a.terminators, false);
     check_phrases(&mut r, "$.fillers", &a.fillers, true);
+    if !a.back_references.is_empty() {
+        check_phrases(&mut r, "$.back_references", &a.back_references, false);
+    }
     r.problems
 }
 
@@ -1056,10 +1064,11 @@ pub fn emit(grounding: &Grounding, systems: &[(String, System)]) -> String {
     };
     writeln!(
         out,
-        "    ],\n    pseudo_triggers: {},\n    terminators: {},\n    fillers: &{:?},\n}};\n",
+        "    ],\n    pseudo_triggers: {},\n    terminators: {},\n    fillers: &{:?},\n    back_references: {},\n}};\n",
         lists(&a.pseudo_triggers),
         lists(&a.terminators),
-        a.fillers
+        a.fillers,
+        lists(&a.back_references)
     )
     .unwrap();
     let r = &grounding.ranking;
