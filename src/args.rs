@@ -72,6 +72,32 @@ pub fn logic(op: Op, slug: &str, door: Door) -> Result<&'static Logic, FeatureEr
     })
 }
 
+/// Two versions of one guideline (the route's `id` and `other`, the tool's `slug` and
+/// `other`).
+pub fn versions(
+    op: Op,
+    slug: &str,
+    other: &str,
+    door: Door,
+) -> Result<crate::versions::Pair, FeatureError> {
+    crate::versions::pair(slug, other, (name(op, "id", door), name(op, "other", door)))
+}
+
+/// The format of a diff or a re-score: `json` (default) or `markdown`.
+pub fn versions_format(value: Option<&str>) -> Result<bool, FeatureError> {
+    match value.map(|v| v.trim().to_ascii_lowercase()).as_deref() {
+        None | Some("") | Some("json") => Ok(false),
+        Some("markdown") => Ok(true),
+        Some(other) => Err(FeatureError::argument(
+            "format",
+            format!(
+                "unknown format '{other}'; allowed: {}",
+                crate::versions::FORMATS.join(", ")
+            ),
+        )),
+    }
+}
+
 /// A text field of a JSON object: a string, or absent or null.
 fn text(body: &Map<String, Value>, field: &str) -> Result<Option<String>, ApiError> {
     match body.get(field) {

@@ -605,6 +605,12 @@ fn weigh(
     } else if !finding.modalities.is_empty() {
         score *= ranking.other_modality_factor;
     }
+    if system.superseded {
+        score *= ranking.superseded_factor;
+        if let Some(why) = explain.as_deref_mut() {
+            why.reasons.push("superseded: a later version is in the corpus".into());
+        }
+    }
     for cue in knowledge
         .cues
         .iter()

@@ -135,6 +135,8 @@ pub struct Ranking {
     pub other_organ_factor: f64,
     pub modality_factor: f64,
     pub other_modality_factor: f64,
+    /// A version the corpus holds a later version of.
+    pub superseded_factor: f64,
     /// The organ of systems that apply to every organ.
     pub any_organ: &'static str,
 }

@@ -9,7 +9,7 @@
 //!   tools; both read arguments with [`args`], declared once in [`schema`];
 //! - [`knowledge`]: the grounding knowledge compiled from `corpus/grounding/`;
 //! - the features' rules: [`templates`], [`webhooks`], [`context`], [`filter`],
-//!   [`search`], [`evaluation`], [`openapi`], [`html`], [`corpus`];
+//!   [`search`], [`evaluation`], [`versions`], [`openapi`], [`html`], [`corpus`];
 //! - the shared floor: [`feature`] (an operation's error), [`auth`], [`call`], [`routes`]
 //!   (the endpoint table), [`services`] (the ports), [`input`], [`cache`], [`db`], [`error`],
 //!   [`http`], [`time`], [`config`], [`ratelimit`].
@@ -47,6 +47,7 @@ pub mod search;
 pub mod services;
 pub mod templates;
 pub mod time;
+pub mod versions;
 pub mod webhooks;
 
 #[cfg(target_arch = "wasm32")]

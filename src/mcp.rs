@@ -19,6 +19,7 @@ use crate::openapi;
 use crate::routes::{self, CorpusOp, Op};
 use crate::schema;
 use crate::search;
+use crate::versions;
 use serde_json::{json, Map, Value};
 
 /// Protocol versions this server speaks, newest first.
@@ -238,6 +239,8 @@ fn output_schema(op: Op) -> Value {
             with_markdown(answer("Evaluation"))
         }
         Op::Corpus(CorpusOp::GetCoverage) => answer("Coverage"),
+        Op::Corpus(CorpusOp::DiffSystems) => with_markdown(answer("Diff")),
+        Op::Corpus(CorpusOp::RescoreSystems) => with_markdown(answer("Rescore")),
         _ => output(json!({}), &[]),
     }
 }
@@ -342,6 +345,28 @@ fn run(op: Op, args: &Map<String, Value>) -> ToolResult {
             value["markdown"] = json!(markdown);
             Ok((value, Some(markdown)))
         }
+        Op::Corpus(CorpusOp::DiffSystems) => {
+            let pair = args::versions(op, &required(args, op, "id")?, &required(args, op, "other")?, Door::Tool)?;
+            let answer = versions::diff(&pair);
+            let markdown = versions::diff_markdown(&answer);
+            let mut value = json!(answer);
+            value["markdown"] = json!(markdown);
+            Ok((value, Some(markdown)))
+        }
+        Op::Corpus(CorpusOp::RescoreSystems) => {
+            let pair = args::versions(op, &required(args, op, "id")?, &required(args, op, "other")?, Door::Tool)?;
+            if !args.contains_key("inputs") {
+                return Err(ApiError::bad_param(
+                    "inputs",
+                    "'inputs' is required: an object of input id to value, or a list of them",
+                ));
+            }
+            let answer = versions::rescore(&pair, &versions::input_sets(args.get("inputs"))?)?;
+            let markdown = versions::rescore_markdown(&answer);
+            let mut value = json!(answer);
+            value["markdown"] = json!(markdown);
+            Ok((value, Some(markdown)))
+        }
         Op::Corpus(CorpusOp::ListSystems) => {
             let filter = SystemFilter::read(args)?;
             let systems: Vec<Value> = filter
@@ -418,7 +443,7 @@ mod tests {
     }
 
     #[test]
-    fn lists_six_read_only_tools_with_schemas() {
+    fn lists_eight_read_only_tools_with_schemas() {
         let b = body(&post(r#"{"jsonrpc":"2.0","id":"a","method":"tools/list"}"#));
         let tools = b["result"]["tools"].as_array().unwrap();
         let mut names: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
@@ -428,10 +453,12 @@ mod tests {
             names,
             [
                 "radref_coverage",
+                "radref_diff",
                 "radref_evaluate",
                 "radref_get_system",
                 "radref_ground",
                 "radref_list_systems",
+                "radref_rescore",
                 "radref_search",
             ]
         );

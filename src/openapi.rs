@@ -514,8 +514,56 @@ fn corpus_operation(op: CorpusOp) -> Value {
             "meta": { "type": "object", "properties": { "total": { "type": "integer" }, "limit": { "type": "integer" }, "since": { "type": ["string", "null"] } } } } }))),
         CorpusOp::GetChangesRss => text_get("application/rss+xml", "RSS 2.0 feed."),
         CorpusOp::EvaluateSystem | CorpusOp::EvaluateSystemPost => evaluate_operation(op == CorpusOp::EvaluateSystemPost),
+        CorpusOp::DiffSystems | CorpusOp::RescoreSystems => versions_operation(op),
         CorpusOp::GetCoverage => corpus_get(json!([]),
             ok("Coverage report.", json!({ "$ref": "#/components/schemas/Coverage" }))),
+    }
+}
+
+/// The document's example of two versions of one guideline: the first system the corpus
+/// lists as superseded, and the first version that supersedes it.
+fn example_pair() -> Option<(&'static str, &'static str)> {
+    (0..SYSTEMS.len()).filter_map(compiled::logic).find_map(|l| {
+        let later = l.currency.superseded_by.first()?;
+        compiled::system(later).map(|s| (l.slug.as_str(), s.slug))
+    })
+}
+
+/// `GET /api/v1/systems/{id}/diff/{other}` and `POST /api/v1/systems/{id}/rescore/{other}`.
+fn versions_operation(op: CorpusOp) -> Value {
+    let (from, to) = example_pair().unwrap_or(("", ""));
+    let params = vec![
+        path("id", &format!("The slug of the version compared from (e.g. {from})."), json!({ "type": "string" })),
+        path("other", &format!("The slug of another version of the same guideline (e.g. {to}): one its supersedes or superseded_by links reach, in either direction."), json!({ "type": "string" })),
+    ];
+    let errors = |ok: Value| json!({
+        "200": ok,
+        "400": error_response("The two slugs are the same system, or not versions of one guideline (the message lists the versions the corpus has); for a re-score, an input neither version takes, a value neither declares, a wrong type, or more than the most input sets; the message names the field."),
+        "404": error_response("Unknown slug; the message suggests the closest slugs."),
+        "429": { "$ref": "#/components/responses/RateLimited" }
+    });
+    let content = |schema: &str| json!({
+        "application/json": { "schema": { "$ref": format!("#/components/schemas/{schema}") } },
+        "text/markdown": { "schema": { "type": "string" } } });
+    match op {
+        CorpusOp::DiffSystems => {
+            let mut params = params;
+            params.extend(query_params(Op::Corpus(op)));
+            let mut responses = errors(json!({ "description": "The changes from the first version to the second, by kind, each with the cited lines of both sides; JSON, or a markdown block with format=markdown.",
+                "headers": rate_headers(), "content": content("Diff") }));
+            responses["304"] = json!({ "$ref": "#/components/responses/NotModified" });
+            json!({
+                "description": "Compares the logic of two versions as data: inputs (added, removed, renamed, type or range changed), their values and points, decision units, categories (added, removed, renamed, split, merged: renames, splits and merges as the later version's cited correspondence states them), the rules of each unit paired by the category they decide (a threshold that moved, a condition that changed, a rule added or removed) and management (the follow-up intervals a category's management names, a rule's result). Ids the versions share are compared as the same thing. The later version's own lineage events are listed as what the sources announce.",
+                "parameters": params,
+                "responses": responses
+            })
+        }
+        _ => json!({
+            "description": "Evaluates one input set, or a list of up to 100, under both versions with the one evaluator. Inputs may use either version's ids; an input or value one version does not take is set aside for that version with the reason (never translated by guesswork), and what each version still needs is listed. A unit moved when both versions decide it and the later answer is not what the earlier one corresponds to. A list answers per case (a case whose inputs are refused carries its error; the others are answered) and with counts of the cases moved from which category to which.",
+            "parameters": params,
+            "requestBody": json_body(body_schema(Op::Corpus(op)), Some(json!({ "inputs": [{}, {}] }))),
+            "responses": errors(json!({ "description": "Each unit under both versions; for a list, each case and the movements.", "headers": rate_headers(), "content": content("Rescore") }))
+        }),
     }
 }
 
@@ -954,6 +1002,8 @@ fn components() -> Value {
                 }
             },
             "Evaluation": evaluation_schema(),
+            "Diff": diff_schema(),
+            "Rescore": rescore_schema(),
             "Because": { "type": "object", "required": ["cue", "factor"], "description": "A cue (corpus/grounding/cues.json) that weighed on a system's score: its factor (above 1 favours, below 1 disfavours) and the cited corpus line it rests on, or the policy when it only follows the words.",
                 "properties": { "cue": { "type": "string" }, "factor": { "type": "number" }, "policy": { "type": "string" },
                     "line": { "type": "object", "required": ["system", "path", "text", "citation", "locator"], "properties": {
@@ -1164,6 +1214,95 @@ pub fn evaluation_schema() -> Value {
             "units": { "type": "array", "items": unit }
         }
     })
+}
+
+fn version_ref_schema() -> Value {
+    json!({ "type": "object", "required": ["slug", "name", "version", "status", "effective", "link"],
+        "properties": { "slug": { "type": "string" }, "name": { "type": "string" }, "version": { "type": "string" },
+            "status": { "type": "string" }, "effective": { "type": "string" }, "link": { "type": "string" } } })
+}
+
+fn cited_schema() -> Value {
+    json!({ "type": "object", "required": ["text", "citation", "locator", "consensus", "verification"],
+        "properties": { "index": { "type": "integer", "description": "The rule's index within its unit." },
+            "text": { "type": "string" }, "citation": { "type": "string", "description": "A reference id of that side's system (references.from or references.to)." }, "locator": { "type": "string" },
+            "consensus": { "type": "string" }, "verification": { "type": "string", "enum": ["draft", "verified"] } } })
+}
+
+/// The answer of a diff.
+pub fn diff_schema() -> Value {
+    let kinds: Vec<&str> = crate::corpus::diff::Kind::ALL.iter().map(|k| k.as_str()).collect();
+    json!({
+        "type": "object",
+        "required": ["notice", "from", "to", "direction", "changes", "counts", "announced", "references", "links"],
+        "properties": {
+            "notice": { "type": "string" },
+            "from": version_ref_schema(), "to": version_ref_schema(),
+            "direction": { "type": "string", "enum": ["forward", "backward"], "description": "forward when `from` is the earlier version." },
+            "correspondence": cited_schema(),
+            "changes": { "type": "array", "items": { "type": "object", "required": ["kind", "subject", "summary", "from", "to"],
+                "properties": {
+                    "kind": { "type": "string", "enum": kinds },
+                    "subject": { "type": "string", "description": "The input id, unit id or category code concerned (the `from` side's)." },
+                    "unit": { "type": "string", "description": "The decision unit of a rule, threshold or result change." },
+                    "summary": { "type": "string" },
+                    "added": { "type": "array", "items": { "type": "string" }, "description": "Values, codes or intervals only the `to` side has." },
+                    "removed": { "type": "array", "items": { "type": "string" }, "description": "Values, codes or intervals only the `from` side has." },
+                    "thresholds": { "type": "array", "items": { "type": "object", "required": ["var", "op", "from", "to"],
+                        "properties": { "var": { "type": "string" }, "op": { "type": "string" }, "from": {}, "to": {} } } },
+                    "from": { "type": "array", "items": cited_schema() },
+                    "to": { "type": "array", "items": cited_schema() } } } },
+            "counts": { "type": "object", "additionalProperties": { "type": "integer" } },
+            "announced": { "type": "array", "items": { "type": "object", "required": ["date", "version", "event", "summary"],
+                "properties": { "date": { "type": "string" }, "version": { "type": "string" }, "event": { "type": "string" }, "summary": { "type": "string" }, "citation": { "type": "string" } } } },
+            "references": { "type": "object", "required": ["from", "to"], "properties": {
+                "from": { "type": "object", "additionalProperties": { "type": "string" } },
+                "to": { "type": "object", "additionalProperties": { "type": "string" } } } },
+            "links": version_links_schema()
+        }
+    })
+}
+
+fn version_links_schema() -> Value {
+    json!({ "type": "object", "required": ["self", "diff", "rescore", "reverse"], "properties": {
+        "self": { "type": "string" }, "diff": { "type": "string" }, "rescore": { "type": "string" },
+        "reverse": { "type": "string", "description": "The diff the other way round." } } })
+}
+
+/// The answer of a re-score.
+pub fn rescore_schema() -> Value {
+    let side = json!({ "type": ["object", "null"], "required": ["status"], "properties": {
+        "status": { "type": "string", "enum": ["decided", "needs_inputs", "not_reached"] },
+        "answer": { "type": "string" }, "label": { "type": "string" }, "result": { "type": "string" },
+        "rule": cited_schema(), "needs": { "type": "array", "items": { "type": "string" } } } });
+    let both = |items: Value| json!({ "type": "object", "required": ["from", "to"], "properties": {
+        "from": { "type": "array", "items": items }, "to": { "type": "array", "items": items } } });
+    let rescored = json!({
+        "units": { "type": "array", "items": { "type": "object", "required": ["unit", "title", "from", "to", "moved"],
+            "properties": { "unit": { "type": "string" }, "title": { "type": "string" }, "from": side, "to": side, "moved": { "type": "boolean" } } } },
+        "needs": both(json!({ "type": "string" })),
+        "set_aside": both(json!({ "type": "object", "required": ["input", "reason"],
+            "properties": { "input": { "type": "string" }, "reason": { "type": "string" } } })),
+        "moved": { "description": "One input set: whether any unit moved (boolean). A list: the movements, most cases first.",
+            "oneOf": [ { "type": "boolean" }, { "type": "array", "items": { "type": "object", "required": ["unit", "from", "to", "count"],
+                "properties": { "unit": { "type": "string" }, "from": { "type": "string" }, "to": { "type": "string" }, "count": { "type": "integer" } } } } ] }
+    });
+    let mut properties = json!({
+        "notice": { "type": "string" }, "direction": { "type": "string", "enum": ["forward", "backward"] },
+        "cases": { "type": "array", "items": { "type": "object", "required": ["index"], "properties": {
+            "index": { "type": "integer" },
+            "error": { "type": "object", "required": ["field", "message"], "properties": { "field": { "type": "string" }, "message": { "type": "string" } } } },
+            "description": "Each case: the fields of a one-set answer (units, moved, needs, set_aside), or the error that refused its inputs." } },
+        "counts": { "type": "object", "required": ["cases", "moved", "unchanged", "refused"], "properties": {
+            "cases": { "type": "integer" }, "moved": { "type": "integer" }, "unchanged": { "type": "integer" }, "refused": { "type": "integer" } } },
+        "links": version_links_schema()
+    });
+    for (k, v) in rescored.as_object().into_iter().flatten() {
+        properties[k] = v.clone();
+    }
+    properties["from"] = version_ref_schema();
+    properties["to"] = version_ref_schema();
+    json!({ "type": "object", "required": ["notice", "from", "to", "direction", "links"], "properties": properties })
 }
 
 /// One unit of an evaluation.

@@ -80,6 +80,8 @@ pub enum CorpusOp {
     GetCoverage,
     EvaluateSystem,
     EvaluateSystemPost,
+    DiffSystems,
+    RescoreSystems,
 }
 
 /// Grounded context for a finding.
@@ -166,6 +168,8 @@ pub mod body {
     pub const SMALL: usize = 4 * 1024;
     /// An evaluation: a system's inputs (a few dozen short values) and the units asked for.
     pub const EVALUATE: usize = 32 * 1024;
+    /// A re-score: up to 100 input sets of a few dozen short values each.
+    pub const RESCORE: usize = 256 * 1024;
     /// Webhook subscriptions and published events.
     pub const WEBHOOK: usize = 64 * 1024;
     /// A grounded-context POST: room for the longest text even when every character is sent
@@ -186,10 +190,12 @@ impl Op {
             Op::Service(_) => body::NONE,
             Op::Corpus(op) => match op {
                 CorpusOp::EvaluateSystemPost => body::EVALUATE,
+                CorpusOp::RescoreSystems => body::RESCORE,
                 CorpusOp::ListOrgans
                 | CorpusOp::ListSystems
                 | CorpusOp::GetSystem
                 | CorpusOp::EvaluateSystem
+                | CorpusOp::DiffSystems
                 | CorpusOp::SearchCorpus
                 | CorpusOp::ListChanges
                 | CorpusOp::GetChangesRss
@@ -305,6 +311,20 @@ const EVALUATE_TOOL: Tool = Tool {
     description: "Runs a system's decision units (e.g. ACR TI-RADS points to TR level and FNA, Fleischner management, LI-RADS category) on the given inputs. Each unit answers decided (with the cited deciding rule, the outcome's definition, risk and management lines, and the nearest thresholds that would change the answer), needs_inputs (the inputs still needed, with their types and allowed values) or not_reached, with the rules tested. Input ids and values are those of the system's inputs (radref_get_system); a multi input takes a list. Also returns a compact cited markdown block.",
 };
 
+const DIFF_TOOL: Tool = Tool {
+    name: "radref_diff",
+    title: "What changed between two versions of a guideline",
+    label: "Diff radref versions",
+    description: "For two systems of one lineage (e.g. acr-lung-rads-v1-1 and acr-lung-rads-v2022, bosniak-2005 and bosniak-v2019, pi-rads-v2-2015 and pi-rads-v2-1-2019): a structured list of changes from the first to the second (inputs added, removed or renamed; values and points changed; units added or removed; categories added, removed, renamed, split or merged; thresholds moved; rules changed; management changed), each with the cited lines of both sides, what the sources announce, and a markdown block.",
+};
+
+const RESCORE_TOOL: Tool = Tool {
+    name: "radref_rescore",
+    title: "Re-score inputs under two versions of a guideline",
+    label: "Re-score with radref",
+    description: "Evaluates the same inputs (one object, or a list of up to 100) under two versions of one guideline: each decision unit's answer under both with the deciding rule cited, whether it moved, the inputs a version does not take (set aside, never translated by guesswork) and what each version still needs. A list answers with the counts of cases moved from which category to which.",
+};
+
 const LIST_SYSTEMS_TOOL: Tool = Tool {
     name: "radref_list_systems",
     title: "List classification systems",
@@ -366,6 +386,10 @@ pub const ENDPOINTS: &[Endpoint] = &[
         "Evaluate a system: inputs as query parameters in, each decision unit's cited answer, what is missing and what would change it out"),
     row(Post, "/api/v1/systems/{id}/evaluate", Op::Corpus(CorpusOp::EvaluateSystemPost), Open, Simple, Limit::Client, "corpus",
         "Evaluate a system from a JSON body {inputs, units?, format?}").with_tool(&EVALUATE_TOOL),
+    row(Get, "/api/v1/systems/{id}/diff/{other}", Op::Corpus(CorpusOp::DiffSystems), Open, Simple, Limit::Client, "corpus",
+        "What changed between two versions of one guideline: inputs, values, units, categories, thresholds, rules and management, each change with both sides' cited lines").with_tool(&DIFF_TOOL),
+    row(Post, "/api/v1/systems/{id}/rescore/{other}", Op::Corpus(CorpusOp::RescoreSystems), Open, Simple, Limit::Client, "corpus",
+        "One input set, or up to 100, under two versions of one guideline: each unit's answer under both, which moved and by which rule, and what each version still needs").with_tool(&RESCORE_TOOL),
     row(Get, "/api/v1/search", Op::Corpus(CorpusOp::SearchCorpus), Open, Simple, Limit::Client, "corpus",
         "Ranked, typo-tolerant search across systems and outcomes").with_tool(&SEARCH_TOOL),
     row(Get, "/api/v1/context", Op::Context(ContextOp::GetGroundedContext), Key(Scope::Context), Simple, Limit::Client, "corpus",

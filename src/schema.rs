@@ -63,6 +63,8 @@ pub enum Kind {
     Inputs,
     /// Decision unit ids.
     Units,
+    /// One input set (input id to value) or a list of up to `max` of them.
+    InputSets { max: usize },
 }
 
 /// One argument of an operation.
@@ -322,6 +324,35 @@ const EVALUATE_POST: &[Arg] = &[
     ),
 ];
 
+const OTHER: Arg = arg(
+    "other",
+    Some("other"),
+    Path,
+    Kind::Slug,
+    true,
+    "The slug of another version of the same guideline (a system its supersedes links reach).",
+);
+
+const DIFF: &[Arg] = &[
+    arg("id", Some("slug"), Path, Kind::Slug, true, "The slug of the version compared from."),
+    OTHER,
+    arg("format", None, Query, Kind::Choice(crate::versions::FORMATS), false, "json (default) or markdown."),
+];
+
+const RESCORE: &[Arg] = &[
+    arg("id", Some("slug"), Path, Kind::Slug, true, "The slug of the version re-scored from."),
+    OTHER,
+    arg(
+        "inputs",
+        Some("inputs"),
+        Body,
+        Kind::InputSets { max: crate::versions::MAX_RESCORE_CASES },
+        true,
+        "One input set (input id to value, either version's ids), or a list of input sets.",
+    ),
+    arg("format", None, Body, Kind::Choice(crate::versions::FORMATS), false, "json (default) or markdown."),
+];
+
 /// The declared arguments of an operation (empty for the operations declared elsewhere).
 pub fn arguments(op: Op) -> &'static [Arg] {
     match op {
@@ -329,6 +360,8 @@ pub fn arguments(op: Op) -> &'static [Arg] {
         Op::Corpus(CorpusOp::ListSystems) => LIST_SYSTEMS,
         Op::Corpus(CorpusOp::GetSystem) => GET_SYSTEM,
         Op::Corpus(CorpusOp::EvaluateSystemPost) => EVALUATE_POST,
+        Op::Corpus(CorpusOp::DiffSystems) => DIFF,
+        Op::Corpus(CorpusOp::RescoreSystems) => RESCORE,
         Op::Context(ContextOp::GetGroundedContext) => GET_CONTEXT,
         Op::Context(ContextOp::PostGroundedContext) => POST_CONTEXT,
         _ => &[],
@@ -357,6 +390,7 @@ pub fn describe(arg: &Arg) -> String {
             format!("{} {min} to {max} (default {default}).", arg.description)
         }
         Kind::Slugs { max } => format!("{} At most {max}.", arg.description),
+        Kind::InputSets { max } => format!("{} At most {max} sets.", arg.description),
         _ => arg.description.to_string(),
     }
 }
@@ -433,6 +467,10 @@ pub fn value_schema(kind: Kind) -> Value {
         // The first value is the default.
         Kind::Choice(values) => json!({ "type": "string", "enum": values, "default": values[0] }),
         Kind::Inputs => json!({ "type": "object", "additionalProperties": input_value() }),
+        Kind::InputSets { max } => json!({ "anyOf": [
+            { "type": "object", "additionalProperties": input_value() },
+            { "type": "array", "minItems": 1, "maxItems": max,
+              "items": { "type": "object", "additionalProperties": input_value() } } ] }),
         Kind::Units => {
             json!({ "type": "array", "items": { "type": "string", "enum": unit_ids() } })
         }

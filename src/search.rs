@@ -74,6 +74,11 @@ pub fn unknown_slug(field: &str, slug: &str) -> FeatureError {
     )
 }
 
+/// The weight of a document of an earlier version whose later version the corpus also holds:
+/// on the same words, the version in use ranks first (the earlier stays found by its own
+/// words, such as its slug or version).
+const SUPERSEDED_WEIGHT: f64 = 0.8;
+
 /// How many index terms a prefix or fuzzy lookup may expand to, per query term.
 const MAX_EXPANSIONS: usize = 40;
 /// How many unknown words of one query are walked as possible typos. A search query never
@@ -425,6 +430,11 @@ fn search_with(query: &str, limit: usize, typos: bool) -> Vec<Hit> {
             let score = (*score)?;
             let all = accounted.count[doc] == distinct;
             let score = if all { score * 1.5 } else { score };
+            let score = if SYSTEMS[DOCS[doc].system as usize].superseded {
+                score * SUPERSEDED_WEIGHT
+            } else {
+                score
+            };
             Some(((score * 1000.0).round() / 1000.0, doc))
         })
         .collect();

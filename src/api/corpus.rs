@@ -16,6 +16,7 @@ use crate::input::{integer, json_bytes, Params, Refusal};
 use crate::routes::{CorpusOp, Op};
 use crate::schema;
 use crate::search;
+use crate::versions;
 use crate::services::Services;
 use serde_json::json;
 
@@ -34,7 +35,82 @@ pub fn dispatch<S: Services>(op: CorpusOp, call: &Call<'_, S>) -> Result<Respons
         CorpusOp::GetCoverage => coverage(request),
         CorpusOp::EvaluateSystem => evaluate(request, call.path("id"), false),
         CorpusOp::EvaluateSystemPost => evaluate(request, call.path("id"), true),
+        CorpusOp::DiffSystems => diff(request, call.path("id"), call.path("other")),
+        CorpusOp::RescoreSystems => rescore(request, call.path("id"), call.path("other")),
     }
+}
+
+fn markdown_response(md: String) -> Response {
+    let tokens = crate::corpus::text::approx_tokens(&md);
+    Response::bytes(200, "text/markdown; charset=utf-8", md.into_bytes())
+        .with_header("x-approx-tokens", tokens.to_string())
+}
+
+/// `GET /api/v1/systems/{slug}/diff/{other}`: the changes as JSON or markdown (cacheable: the
+/// answer depends on the corpus only).
+fn diff(request: &Request, slug: &str, other: &str) -> Result<Response, ApiError> {
+    let op = Op::Corpus(CorpusOp::DiffSystems);
+    reject_unknown_params(request, op)?;
+    let markdown = args::versions_format(request.get("format")?.as_deref())?;
+    let pair = args::versions(op, slug, other, Door::Http)?;
+    let answer = versions::diff(&pair);
+    let response = if markdown {
+        markdown_response(versions::diff_markdown(&answer))
+    } else {
+        Response::json(200, &answer)
+    };
+    Ok(cached(request, response))
+}
+
+/// `POST /api/v1/systems/{slug}/rescore/{other}` with `{inputs, format?}`.
+fn rescore(request: &Request, slug: &str, other: &str) -> Result<Response, ApiError> {
+    let op = Op::Corpus(CorpusOp::RescoreSystems);
+    let body: serde_json::Value = serde_json::from_slice(json_bytes(request)?)
+        .map_err(|e| ApiError::bad_request(format!("invalid JSON body: {e}")))?;
+    let serde_json::Value::Object(body) = body else {
+        return Err(ApiError::bad_request(
+            "the body must be a JSON object {inputs, format?}",
+        ));
+    };
+    args::reject_unknown(&body, &schema::body_names(op))?;
+    let pair = args::versions(op, slug, other, Door::Http)?;
+    let format = match body.get("format") {
+        None | Some(serde_json::Value::Null) => request.get("format")?,
+        Some(serde_json::Value::String(s)) => Some(s.clone()),
+        Some(_) => return Err(ApiError::bad_param("format", "'format' must be a string")),
+    };
+    let markdown = args::versions_format(format.as_deref())?;
+    if !body.contains_key("inputs") {
+        return Err(ApiError::bad_param(
+            "inputs",
+            "'inputs' is required: an object of input id to value, or a list of them",
+        ));
+    }
+    let sets = versions::input_sets(body.get("inputs"))?;
+    let answer = versions::rescore(&pair, &sets)?;
+    Ok(if markdown {
+        markdown_response(versions::rescore_markdown(&answer))
+    } else {
+        Response::json(200, &answer)
+    })
+}
+
+/// Refuses a query parameter the operation does not declare.
+fn reject_unknown_params(request: &Request, op: Op) -> Result<(), ApiError> {
+    let allowed: Vec<&str> = schema::arguments(op)
+        .iter()
+        .filter(|a| a.place == schema::Place::Query)
+        .map(|a| a.name)
+        .collect();
+    for (name, _) in request.query_pairs() {
+        if !allowed.contains(&name.as_str()) {
+            return Err(ApiError::bad_param(
+                &name,
+                format!("unknown parameter '{name}'; allowed: {}", allowed.join(", ")),
+            ));
+        }
+    }
+    Ok(())
 }
 
 fn prebuilt(path: &str) -> Result<&'static [u8], ApiError> {

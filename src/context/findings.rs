@@ -475,6 +475,7 @@ fn rank(
     // The whole report was searched with its typo walks; a finding's own words match exactly.
     let hits = search::search_exact(text, knowledge.ranking.finding_search_hits);
     let (mut systems, withheld) = score_hits(knowledge, &unit, &finding, &hits);
+    if std::env::var_os("RADREF_DEBUG").is_some() { eprintln!("{text:?} organs {:?} cues {:?} -> {:?}", finding.organs, finding.cues, systems.iter().map(|s| (s.system.slug, s.score)).collect::<Vec<_>>()); }
     let floor = systems.first().map_or(0.0, |s| s.score) * knowledge.ranking.finding_relative_floor;
     let floor = floor.max(knowledge.ranking.finding_min_score);
     systems.retain(|s| s.score >= floor || s.forced || s.named);

@@ -40,6 +40,10 @@ pub fn bare_heading(line: &str, words: &[String]) -> bool {
 }
 
 /// The sections of a text, in order; every character belongs to one.
+///
+/// A section that describes the examination (history, technique, comparison) is one
+/// paragraph: a paragraph after it that opens with no heading of the lexicon ("Comparison:
+/// None.", a blank line, "Coronary Arteries", ...) reports findings.
 pub fn sections(lexicon: &Lexicon, text: &str) -> Vec<Section> {
     let mut out: Vec<Section> = Vec::new();
     let mut at = 0;
@@ -47,17 +51,35 @@ pub fn sections(lexicon: &Lexicon, text: &str) -> Vec<Section> {
         kind: None,
         span: [0, 0],
     };
+    // The examination's paragraph has had content, and then a blank line.
+    let (mut content, mut ended) = (false, false);
     for line in text.split_inclusive('\n') {
         let len = line.chars().count();
-        if let Some(kind) = heading(lexicon, line) {
+        let blank = line.trim().is_empty();
+        let opens = heading(lexicon, line).map(Some).or_else(|| {
+            let describes = current
+                .kind
+                .is_some_and(SectionKind::describes_the_examination);
+            (describes && ended && !blank).then_some(Some(SectionKind::Findings))
+        });
+        if let Some(kind) = opens {
             if at > current.span[0] {
                 current.span[1] = at;
                 out.push(current);
             }
             current = Section {
-                kind: Some(kind),
+                kind,
                 span: [at, at],
             };
+            ended = false;
+            // The heading line's own text is the section's first content.
+            content = line
+                .split_once(':')
+                .is_some_and(|(_, rest)| !rest.trim().is_empty());
+        } else if blank {
+            ended = content;
+        } else {
+            content = true;
         }
         at += len;
     }
@@ -116,6 +138,24 @@ mod tests {
         assert_eq!(spans[0][0], 0);
         assert!(spans.windows(2).all(|w| w[0][1] == w[1][0]));
         assert_eq!(spans.last().unwrap()[1], REPORT.chars().count());
+        // A paragraph after the examination's without a heading reports findings.
+        let text = "CCTA\n\nComparison: None.\n\nCoronary Arteries\nLAD: plaque.\nImpression: CAD.";
+        let kinds: Vec<Option<SectionKind>> =
+            sections(&LEXICON, text).iter().map(|s| s.kind).collect();
+        assert_eq!(
+            kinds,
+            [
+                None,
+                Some(SectionKind::Comparison),
+                Some(SectionKind::Findings),
+                Some(SectionKind::Impression)
+            ]
+        );
+        // A heading on a line of its own takes the paragraph below it.
+        let text = "HISTORY:\n\n60M smoker.\n\nFINDINGS: nodule.";
+        let kinds: Vec<Option<SectionKind>> =
+            sections(&LEXICON, text).iter().map(|s| s.kind).collect();
+        assert_eq!(kinds, [Some(SectionKind::History), Some(SectionKind::Findings)]);
         // An organ label is not a heading; a one-line finding is one section of no kind.
         assert_eq!(sections(&LEXICON, "Liver: 2 cm lesion").len(), 1);
         assert_eq!(sections(&LEXICON, "Liver: 2 cm lesion")[0].kind, None);

@@ -22,6 +22,8 @@ pub struct SystemEntry {
     pub modalities: &'static [&'static str],
     /// The effective date of the version.
     pub effective: &'static str,
+    /// A later version of it is in the corpus (`currency.superseded_by`).
+    pub superseded: bool,
     /// The list item, as JSON.
     pub summary_json: &'static str,
 }
@@ -114,8 +116,8 @@ pub fn detail_value(index: usize) -> &'static serde_json::Value {
     })
 }
 
-/// A system's logic as the evaluator reads it: its inputs, decision units (with their
-/// examples), outcomes and references, parsed from its detail body once per isolate on first
+/// A system's logic as the evaluator and the version comparison read it: its inputs, decision
+/// units (with their examples), outcomes, references, currency, lineage and links, parsed from its detail body once per isolate on first
 /// use. The detail is the source's own serialisation, so it parses back into the same types.
 #[derive(Debug, serde::Deserialize)]
 pub struct Logic {
@@ -129,6 +131,23 @@ pub struct Logic {
     pub decision_units: Vec<super::source::DecisionUnit>,
     pub outcomes: Vec<super::source::Outcome>,
     pub references: std::collections::BTreeMap<String, super::source::Reference>,
+    /// Which versions it supersedes and is superseded by.
+    pub currency: super::source::Currency,
+    /// Its dated version events.
+    pub lineage: Vec<super::source::LineageEvent>,
+    /// Its links to other systems (a `supersedes` link may map ids).
+    pub crossrefs: Vec<Link>,
+}
+
+/// A link of a system's detail as the version comparison reads it (the detail adds fields of
+/// its own to the source's crossref, such as whether the target is in the corpus).
+#[derive(Debug, serde::Deserialize)]
+pub struct Link {
+    pub relation: super::source::Relation,
+    #[serde(default)]
+    pub slug: Option<String>,
+    #[serde(default)]
+    pub maps: Option<super::source::Correspondence>,
 }
 
 impl Logic {

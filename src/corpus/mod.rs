@@ -8,7 +8,7 @@
 
 pub mod compiled;
 
-pub use radref_corpus::{evaluate, index, source, syntax, text};
+pub use radref_corpus::{diff, evaluate, index, source, syntax, text};
 
 #[cfg(any(test, feature = "tools"))]
 pub use radref_corpus::{check, compile, grounding, load, problem, validate};

@@ -17,5 +17,7 @@ mod limits;
 mod params;
 /// Templates: ownership, voice-command uniqueness, partial updates, filters, paging.
 mod templates;
+/// Two versions of one guideline: diff and re-score, JSON and markdown, batches, refusals.
+mod versions;
 /// Webhooks and the deliveries consumer: signing, retries, leases, deactivation, idempotency.
 mod webhooks;

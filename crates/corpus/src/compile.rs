@@ -264,7 +264,7 @@ pub fn compile(sources: &Sources) -> Result<Compiled, String> {
             tables,
             "    SystemEntry {{ slug: {:?}, name: {:?}, short_name: {:?}, abbreviations: &{:?}, \
              synonyms: &{:?}, family: Family::{:?}, status: Status::{:?}, organs: &{:?}, \
-             modalities: &{:?}, effective: {:?}, summary_json: {:?} }},",
+             modalities: &{:?}, effective: {:?}, superseded: {:?}, summary_json: {:?} }},",
             system.slug,
             system.name,
             system.short_name,
@@ -275,6 +275,7 @@ pub fn compile(sources: &Sources) -> Result<Compiled, String> {
             system.organs,
             system.modalities,
             system.currency.effective,
+            !system.currency.superseded_by.is_empty(),
             summary
         )
         .unwrap();
@@ -320,8 +321,19 @@ pub fn compile(sources: &Sources) -> Result<Compiled, String> {
     // Version events, newest first.
     let mut events: Vec<(String, String, serde_json::Value)> = Vec::new();
     for s in &systems {
+        // A version with another version in the corpus links its events to what changed
+        // between the two: from the version it supersedes, else to the one that supersedes it.
+        let diff = match (s.currency.supersedes.first(), s.currency.superseded_by.first()) {
+            (Some(old), _) => Some(format!("/api/v1/systems/{old}/diff/{}", s.slug)),
+            (None, Some(new)) => Some(format!("/api/v1/systems/{}/diff/{new}", s.slug)),
+            _ => None,
+        };
         for e in &s.lineage {
             let id = format!("{}/{}/{}/{}", s.slug, e.event.as_str(), e.version, e.date);
+            let mut links = serde_json::json!({ "system": format!("/api/v1/systems/{}", s.slug) });
+            if let Some(diff) = &diff {
+                links["diff"] = serde_json::json!(diff);
+            }
             let value = serde_json::json!({
                 "id": id,
                 "date": e.date,
@@ -331,7 +343,7 @@ pub fn compile(sources: &Sources) -> Result<Compiled, String> {
                 "event": e.event.as_str(),
                 "summary": e.summary,
                 "citation": e.citation.as_ref().and_then(|c| s.references.get(c)),
-                "links": { "system": format!("/api/v1/systems/{}", s.slug) },
+                "links": links,
             });
             events.push((date_key(&e.date), id, value));
         }
@@ -612,6 +624,9 @@ fn rss(events: &[(String, String, serde_json::Value)]) -> String {
     let mut items = String::new();
     for (key, id, e) in events {
         let slug = e["slug"].as_str().unwrap_or_default();
+        let link = e["links"]["diff"]
+            .as_str()
+            .map_or_else(|| format!("/api/v1/systems/{slug}"), String::from);
         let title = format!(
             "{} {}: {}",
             e["system"].as_str().unwrap_or_default(),
@@ -620,11 +635,11 @@ fn rss(events: &[(String, String, serde_json::Value)]) -> String {
         );
         let _ = write!(
             items,
-            "<item><title>{}</title><link>{{{{BASE}}}}/api/v1/systems/{}</link>\
+            "<item><title>{}</title><link>{{{{BASE}}}}{}</link>\
              <guid isPermaLink=\"false\">{}</guid><pubDate>{}</pubDate>\
              <category>{}</category><description>{}</description></item>",
             xml_escape(&title),
-            xml_escape(slug),
+            xml_escape(&link),
             xml_escape(id),
             rfc822(key),
             xml_escape(e["event"].as_str().unwrap_or_default()),

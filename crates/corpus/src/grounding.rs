@@ -272,6 +272,7 @@ pub struct Ranking {
     pub other_organ_factor: Weight<f64>,
     pub modality_factor: Weight<f64>,
     pub other_modality_factor: Weight<f64>,
+    pub superseded_factor: Weight<f64>,
     pub any_organ: Weight<String>,
 }
 
@@ -838,7 +839,7 @@ fn validate_ranking(ranking: &Ranking, corpus: &Corpus) -> Vec<Problem> {
 }
 
 impl Ranking {
-    fn factors(&self) -> [(&'static str, &Weight<f64>); 7] {
+    fn factors(&self) -> [(&'static str, &Weight<f64>); 8] {
         [
             ("outcome_share", &self.outcome_share),
             ("outcome_floor", &self.outcome_floor),
@@ -847,6 +848,7 @@ impl Ranking {
             ("other_organ_factor", &self.other_organ_factor),
             ("modality_factor", &self.modality_factor),
             ("other_modality_factor", &self.other_modality_factor),
+            ("superseded_factor", &self.superseded_factor),
         ]
     }
 
@@ -1076,7 +1078,7 @@ pub fn emit(grounding: &Grounding, systems: &[(String, System)]) -> String {
         out,
         "pub static RANKING: Ranking = Ranking {{ search_hits: {}, code_hits: {}, finding_search_hits: {}, finding_relative_floor: {:?}, finding_min_score: {:?}, outcome_share: {:?}, \
          outcome_floor: {:?}, organ_bonus: {:?}, organ_factor: {:?}, other_organ_factor: {:?}, \
-         modality_factor: {:?}, other_modality_factor: {:?}, any_organ: {:?} }};",
+         modality_factor: {:?}, other_modality_factor: {:?}, superseded_factor: {:?}, any_organ: {:?} }};",
         r.search_hits.value,
         r.code_hits.value,
         r.finding_search_hits.value,
@@ -1089,6 +1091,7 @@ pub fn emit(grounding: &Grounding, systems: &[(String, System)]) -> String {
         r.other_organ_factor.value,
         r.modality_factor.value,
         r.other_modality_factor.value,
+        r.superseded_factor.value,
         r.any_organ.value,
     )
     .unwrap();

@@ -8,6 +8,7 @@
 //! ([`validate`], [`grounding`]), running the logic ([`check`]) and compiling ([`compile`]).
 //! The worker never links those.
 
+pub mod diff;
 pub mod evaluate;
 pub mod index;
 pub mod source;

@@ -599,6 +599,23 @@ pub struct Crossref {
     pub slug: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub external: Option<External>,
+    /// On a `supersedes` link only: where the superseded version's input ids and outcome codes
+    /// became others in this one (ids that stay the same are not listed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub maps: Option<Correspondence>,
+}
+
+line_struct! {
+    /// How an earlier version's ids correspond to this version's, where they differ: an input
+    /// renamed (`inputs`: old id to new id), a category renamed, split or merged (`outcomes`:
+    /// old code to the new codes; several old codes to one new code is a merge). Cited, like
+    /// every clinical line, to the source that states the correspondence.
+    pub struct Correspondence {
+        #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+        pub inputs: BTreeMap<String, String>,
+        #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+        pub outcomes: BTreeMap<String, Vec<String>>,
+    }
 }
 
 /// Something deliberately left out of a system file, with the reason.

@@ -34,6 +34,11 @@ pub fn validate(sources: &Sources) -> Vec<Problem> {
             });
         }
     }
+    let by_slug: BTreeMap<&str, &System> = sources
+        .systems
+        .iter()
+        .map(|(_, system)| (system.slug.as_str(), system))
+        .collect();
     let known: BTreeSet<&str> = seen
         .keys()
         .copied()
@@ -44,6 +49,7 @@ pub fn validate(sources: &Sources) -> Vec<Problem> {
             file,
             system,
             known_slugs: &known,
+            systems: &by_slug,
             problems: &mut problems,
         };
         check.system();
@@ -89,6 +95,7 @@ struct Checker<'a> {
     file: &'a str,
     system: &'a System,
     known_slugs: &'a BTreeSet<&'a str>,
+    systems: &'a BTreeMap<&'a str, &'a System>,
     problems: &'a mut Vec<Problem>,
 }
 
@@ -574,6 +581,55 @@ impl Checker<'_> {
                     }
                 }
                 _ => self.fail(&path, "a crossref has exactly one of slug or external"),
+            }
+            if let Some(maps) = &x.maps {
+                self.correspondence(&format!("{path}.maps"), x, maps);
+            }
+        }
+    }
+
+    /// A `supersedes` link's correspondence: cited, and naming ids that exist on both sides.
+    fn correspondence(&mut self, path: &str, x: &Crossref, maps: &Correspondence) {
+        self.line(path, maps);
+        let old = match (x.relation, x.slug.as_deref()) {
+            (Relation::Supersedes, Some(slug)) => self.systems.get(slug).copied(),
+            _ => {
+                return self.fail(
+                    path,
+                    "maps belongs on a 'supersedes' link to a system of the corpus",
+                )
+            }
+        };
+        let Some(old) = old else { return };
+        let this = self.system;
+        for (from, to) in &maps.inputs {
+            if !old.inputs.iter().any(|i| i.id == *from) {
+                self.fail(
+                    format!("{path}.inputs.{from}"),
+                    format!("'{}' has no input '{from}'", old.slug),
+                );
+            }
+            if !this.inputs.iter().any(|i| i.id == *to) {
+                self.fail(format!("{path}.inputs.{from}"), format!("this system has no input '{to}'"));
+            }
+        }
+        for (from, to) in &maps.outcomes {
+            if !old.outcomes.iter().any(|o| o.code == *from) {
+                self.fail(
+                    format!("{path}.outcomes.{from}"),
+                    format!("'{}' has no outcome '{from}'", old.slug),
+                );
+            }
+            if to.is_empty() {
+                self.fail(format!("{path}.outcomes.{from}"), "name at least one outcome of this system");
+            }
+            for code in to {
+                if !this.outcomes.iter().any(|o| o.code == *code) {
+                    self.fail(
+                        format!("{path}.outcomes.{from}"),
+                        format!("this system has no outcome '{code}'"),
+                    );
+                }
             }
         }
     }
