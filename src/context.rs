@@ -608,7 +608,8 @@ fn weigh(
     if system.superseded {
         score *= ranking.superseded_factor;
         if let Some(why) = explain.as_deref_mut() {
-            why.reasons.push("superseded: a later version is in the corpus".into());
+            why.reasons
+                .push("superseded: a later version is in the corpus".into());
         }
     }
     for cue in knowledge

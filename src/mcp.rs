@@ -346,7 +346,12 @@ fn run(op: Op, args: &Map<String, Value>) -> ToolResult {
             Ok((value, Some(markdown)))
         }
         Op::Corpus(CorpusOp::DiffSystems) => {
-            let pair = args::versions(op, &required(args, op, "id")?, &required(args, op, "other")?, Door::Tool)?;
+            let pair = args::versions(
+                op,
+                &required(args, op, "id")?,
+                &required(args, op, "other")?,
+                Door::Tool,
+            )?;
             let answer = versions::diff(&pair);
             let markdown = versions::diff_markdown(&answer);
             let mut value = json!(answer);
@@ -354,7 +359,12 @@ fn run(op: Op, args: &Map<String, Value>) -> ToolResult {
             Ok((value, Some(markdown)))
         }
         Op::Corpus(CorpusOp::RescoreSystems) => {
-            let pair = args::versions(op, &required(args, op, "id")?, &required(args, op, "other")?, Door::Tool)?;
+            let pair = args::versions(
+                op,
+                &required(args, op, "id")?,
+                &required(args, op, "other")?,
+                Door::Tool,
+            )?;
             if !args.contains_key("inputs") {
                 return Err(ApiError::bad_param(
                     "inputs",

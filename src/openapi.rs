@@ -523,10 +523,12 @@ fn corpus_operation(op: CorpusOp) -> Value {
 /// The document's example of two versions of one guideline: the first system the corpus
 /// lists as superseded, and the first version that supersedes it.
 fn example_pair() -> Option<(&'static str, &'static str)> {
-    (0..SYSTEMS.len()).filter_map(compiled::logic).find_map(|l| {
-        let later = l.currency.superseded_by.first()?;
-        compiled::system(later).map(|s| (l.slug.as_str(), s.slug))
-    })
+    (0..SYSTEMS.len())
+        .filter_map(compiled::logic)
+        .find_map(|l| {
+            let later = l.currency.superseded_by.first()?;
+            compiled::system(later).map(|s| (l.slug.as_str(), s.slug))
+        })
 }
 
 /// `GET /api/v1/systems/{id}/diff/{other}` and `POST /api/v1/systems/{id}/rescore/{other}`.
@@ -536,21 +538,27 @@ fn versions_operation(op: CorpusOp) -> Value {
         path("id", &format!("The slug of the version compared from (e.g. {from})."), json!({ "type": "string" })),
         path("other", &format!("The slug of another version of the same guideline (e.g. {to}): one its supersedes or superseded_by links reach, in either direction."), json!({ "type": "string" })),
     ];
-    let errors = |ok: Value| json!({
-        "200": ok,
-        "400": error_response("The two slugs are the same system, or not versions of one guideline (the message lists the versions the corpus has); for a re-score, an input neither version takes, a value neither declares, a wrong type, or more than the most input sets; the message names the field."),
-        "404": error_response("Unknown slug; the message suggests the closest slugs."),
-        "429": { "$ref": "#/components/responses/RateLimited" }
-    });
-    let content = |schema: &str| json!({
+    let errors = |ok: Value| {
+        json!({
+            "200": ok,
+            "400": error_response("The two slugs are the same system, or not versions of one guideline (the message lists the versions the corpus has); for a re-score, an input neither version takes, a value neither declares, a wrong type, or more than the most input sets; the message names the field."),
+            "404": error_response("Unknown slug; the message suggests the closest slugs."),
+            "429": { "$ref": "#/components/responses/RateLimited" }
+        })
+    };
+    let content = |schema: &str| {
+        json!({
         "application/json": { "schema": { "$ref": format!("#/components/schemas/{schema}") } },
-        "text/markdown": { "schema": { "type": "string" } } });
+        "text/markdown": { "schema": { "type": "string" } } })
+    };
     match op {
         CorpusOp::DiffSystems => {
             let mut params = params;
             params.extend(query_params(Op::Corpus(op)));
-            let mut responses = errors(json!({ "description": "The changes from the first version to the second, by kind, each with the cited lines of both sides; JSON, or a markdown block with format=markdown.",
-                "headers": rate_headers(), "content": content("Diff") }));
+            let mut responses = errors(
+                json!({ "description": "The changes from the first version to the second, by kind, each with the cited lines of both sides; JSON, or a markdown block with format=markdown.",
+                "headers": rate_headers(), "content": content("Diff") }),
+            );
             responses["304"] = json!({ "$ref": "#/components/responses/NotModified" });
             json!({
                 "description": "Compares the logic of two versions as data: inputs (added, removed, renamed, type or range changed), their values and points, decision units, categories (added, removed, renamed, split, merged: renames, splits and merges as the later version's cited correspondence states them), the rules of each unit paired by the category they decide (a threshold that moved, a condition that changed, a rule added or removed) and management (the follow-up intervals a category's management names, a rule's result). Ids the versions share are compared as the same thing. The later version's own lineage events are listed as what the sources announce.",
@@ -1231,7 +1239,10 @@ fn cited_schema() -> Value {
 
 /// The answer of a diff.
 pub fn diff_schema() -> Value {
-    let kinds: Vec<&str> = crate::corpus::diff::Kind::ALL.iter().map(|k| k.as_str()).collect();
+    let kinds: Vec<&str> = crate::corpus::diff::Kind::ALL
+        .iter()
+        .map(|k| k.as_str())
+        .collect();
     json!({
         "type": "object",
         "required": ["notice", "from", "to", "direction", "changes", "counts", "announced", "references", "links"],
@@ -1275,8 +1286,10 @@ pub fn rescore_schema() -> Value {
         "status": { "type": "string", "enum": ["decided", "needs_inputs", "not_reached"] },
         "answer": { "type": "string" }, "label": { "type": "string" }, "result": { "type": "string" },
         "rule": cited_schema(), "needs": { "type": "array", "items": { "type": "string" } } } });
-    let both = |items: Value| json!({ "type": "object", "required": ["from", "to"], "properties": {
-        "from": { "type": "array", "items": items }, "to": { "type": "array", "items": items } } });
+    let both = |items: Value| {
+        json!({ "type": "object", "required": ["from", "to"], "properties": {
+        "from": { "type": "array", "items": items }, "to": { "type": "array", "items": items } } })
+    };
     let rescored = json!({
         "units": { "type": "array", "items": { "type": "object", "required": ["unit", "title", "from", "to", "moved"],
             "properties": { "unit": { "type": "string" }, "title": { "type": "string" }, "from": side, "to": side, "moved": { "type": "boolean" } } } },

@@ -64,7 +64,9 @@ pub enum Kind {
     /// Decision unit ids.
     Units,
     /// One input set (input id to value) or a list of up to `max` of them.
-    InputSets { max: usize },
+    InputSets {
+        max: usize,
+    },
 }
 
 /// One argument of an operation.
@@ -334,23 +336,53 @@ const OTHER: Arg = arg(
 );
 
 const DIFF: &[Arg] = &[
-    arg("id", Some("slug"), Path, Kind::Slug, true, "The slug of the version compared from."),
+    arg(
+        "id",
+        Some("slug"),
+        Path,
+        Kind::Slug,
+        true,
+        "The slug of the version compared from.",
+    ),
     OTHER,
-    arg("format", None, Query, Kind::Choice(crate::versions::FORMATS), false, "json (default) or markdown."),
+    arg(
+        "format",
+        None,
+        Query,
+        Kind::Choice(crate::versions::FORMATS),
+        false,
+        "json (default) or markdown.",
+    ),
 ];
 
 const RESCORE: &[Arg] = &[
-    arg("id", Some("slug"), Path, Kind::Slug, true, "The slug of the version re-scored from."),
+    arg(
+        "id",
+        Some("slug"),
+        Path,
+        Kind::Slug,
+        true,
+        "The slug of the version re-scored from.",
+    ),
     OTHER,
     arg(
         "inputs",
         Some("inputs"),
         Body,
-        Kind::InputSets { max: crate::versions::MAX_RESCORE_CASES },
+        Kind::InputSets {
+            max: crate::versions::MAX_RESCORE_CASES,
+        },
         true,
         "One input set (input id to value, either version's ids), or a list of input sets.",
     ),
-    arg("format", None, Body, Kind::Choice(crate::versions::FORMATS), false, "json (default) or markdown."),
+    arg(
+        "format",
+        None,
+        Body,
+        Kind::Choice(crate::versions::FORMATS),
+        false,
+        "json (default) or markdown.",
+    ),
 ];
 
 /// The declared arguments of an operation (empty for the operations declared elsewhere).

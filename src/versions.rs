@@ -71,7 +71,12 @@ fn lineage_of(logic: &'static Logic) -> Vec<String> {
     let mut i = 0;
     while i < out.len() {
         if let Some(l) = logic_of(&out[i]) {
-            for s in l.currency.supersedes.iter().chain(&l.currency.superseded_by) {
+            for s in l
+                .currency
+                .supersedes
+                .iter()
+                .chain(&l.currency.superseded_by)
+            {
                 if !out.contains(s) {
                     out.push(s.clone());
                 }
@@ -128,6 +133,7 @@ pub fn pair(slug: &str, other: &str, names: (&str, &str)) -> Result<Pair, Featur
 fn version(l: &'static Logic) -> Version<'static> {
     Version {
         slug: &l.slug,
+        name: &l.short_name,
         version: &l.version,
         model: l.model(),
     }
@@ -224,7 +230,11 @@ fn links(pair: &Pair, rescore: bool) -> Links {
     let diff = format!("/api/v1/systems/{a}/diff/{b}");
     let rescore_link = format!("/api/v1/systems/{a}/rescore/{b}");
     Links {
-        self_: if rescore { rescore_link.clone() } else { diff.clone() },
+        self_: if rescore {
+            rescore_link.clone()
+        } else {
+            diff.clone()
+        },
         diff,
         rescore: rescore_link,
         reverse: format!("/api/v1/systems/{b}/diff/{a}"),
@@ -259,11 +269,18 @@ pub fn diff(pair: &Pair) -> DiffAnswer {
     } else {
         (pair.to, pair.from)
     };
-    let correspondence = pair.ids.line.map(|l| Cited::of(crate::corpus::source::AsLine::line(l)));
+    let correspondence = pair
+        .ids
+        .line
+        .map(|l| Cited::of(crate::corpus::source::AsLine::line(l)));
     let mut from_refs = refs_of(pair.from, changes.iter().flat_map(|c| c.from.iter()));
     let mut to_refs = refs_of(pair.to, changes.iter().flat_map(|c| c.to.iter()));
     if let Some(c) = &correspondence {
-        let refs = if pair.forward { &mut to_refs } else { &mut from_refs };
+        let refs = if pair.forward {
+            &mut to_refs
+        } else {
+            &mut from_refs
+        };
         refs.extend(refs_of(later, std::iter::once(c)));
     }
     DiffAnswer {
@@ -322,16 +339,29 @@ pub fn diff_markdown(d: &DiffAnswer) -> String {
         }
         md.push_str(&format!("- {}\n", c.summary));
         for l in &c.from {
-            md.push_str(&format!("  - {}: {} {}\n", d.from.version, l.text, mark(&refs, "from", l)));
+            md.push_str(&format!(
+                "  - {}: {} {}\n",
+                d.from.version,
+                l.text,
+                mark(&refs, "from", l)
+            ));
         }
         for l in &c.to {
-            md.push_str(&format!("  - {}: {} {}\n", d.to.version, l.text, mark(&refs, "to", l)));
+            md.push_str(&format!(
+                "  - {}: {} {}\n",
+                d.to.version,
+                l.text,
+                mark(&refs, "to", l)
+            ));
         }
     }
     if !d.announced.is_empty() {
         md.push_str("\n### What the sources announce\n");
         for a in &d.announced {
-            md.push_str(&format!("- {} ({} {}): {}\n", a.date, a.version, a.event, a.summary));
+            md.push_str(&format!(
+                "- {} ({} {}): {}\n",
+                a.date, a.version, a.event, a.summary
+            ));
         }
     }
     md.push_str("\nReferences:\n");
@@ -406,7 +436,10 @@ pub struct RescoreAnswer {
 
 fn refused(field: &str, e: InputError) -> FeatureError {
     let inner = e.field();
-    FeatureError::argument(&format!("{field}{}", inner.trim_start_matches("inputs")), e.to_string())
+    FeatureError::argument(
+        &format!("{field}{}", inner.trim_start_matches("inputs")),
+        e.to_string(),
+    )
 }
 
 /// The input sets of a request: one object, or a list of 1 to [`MAX_RESCORE_CASES`] objects.
@@ -435,7 +468,10 @@ pub fn input_sets(value: Option<&Value>) -> Result<InputSets, FeatureError> {
                 .enumerate()
                 .map(|(i, v)| match v {
                     Value::Object(m) => Ok(m.clone()),
-                    _ => Err(FeatureError::argument(&format!("inputs[{i}]"), about.clone())),
+                    _ => Err(FeatureError::argument(
+                        &format!("inputs[{i}]"),
+                        about.clone(),
+                    )),
                 })
                 .collect::<Result<Vec<_>, _>>()
                 .map(InputSets::Many)
@@ -447,7 +483,13 @@ pub fn input_sets(value: Option<&Value>) -> Result<InputSets, FeatureError> {
 /// Re-scores one input set or a batch under both versions of a pair.
 pub fn rescore(pair: &Pair, sets: &InputSets) -> Result<RescoreAnswer, FeatureError> {
     let run = |m: &Map<String, Value>| {
-        diff::rescore(version(pair.from), version(pair.to), &pair.ids, &pair.back, m)
+        diff::rescore(
+            version(pair.from),
+            version(pair.to),
+            &pair.ids,
+            &pair.back,
+            m,
+        )
     };
     let links = links(pair, true);
     let mut answer = RescoreAnswer {
@@ -508,7 +550,8 @@ pub fn rescore(pair: &Pair, sets: &InputSets) -> Result<RescoreAnswer, FeatureEr
                     }
                     Err(e) => {
                         counts.refused += 1;
-                        let field = format!("inputs[{index}]{}", e.field().trim_start_matches("inputs"));
+                        let field =
+                            format!("inputs[{index}]{}", e.field().trim_start_matches("inputs"));
                         cases.push(Case {
                             index,
                             rescored: None,
@@ -578,13 +621,18 @@ pub fn rescore_markdown(a: &RescoreAnswer) -> String {
             counts.cases, counts.moved, counts.unchanged, counts.refused
         ));
         for m in moved {
-            md.push_str(&format!("- {}: {} → {} × {}\n", m.unit, m.from, m.to, m.count));
+            md.push_str(&format!(
+                "- {}: {} → {} × {}\n",
+                m.unit, m.from, m.to, m.count
+            ));
         }
         for c in cases {
             md.push_str(&format!("\nCase {}:\n", c.index));
             match (&c.rescored, &c.error) {
                 (Some(r), _) => case(&mut md, r),
-                (None, Some(e)) => md.push_str(&format!("- refused: {} ({})\n", e.message, e.field)),
+                (None, Some(e)) => {
+                    md.push_str(&format!("- refused: {} ({})\n", e.message, e.field))
+                }
                 _ => {}
             }
         }

@@ -16,6 +16,9 @@ mod corpus;
 // Evaluating a system: GET and POST, markdown, 304, each refusal.
 mod evaluate;
 
+// Two versions of one guideline: the diff, re-scoring a patient and a cohort.
+mod versions;
+
 // Grounded context: keys, parameters, body limits, JSON and markdown, the evaluate links.
 mod context;
 

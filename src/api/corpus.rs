@@ -16,8 +16,8 @@ use crate::input::{integer, json_bytes, Params, Refusal};
 use crate::routes::{CorpusOp, Op};
 use crate::schema;
 use crate::search;
-use crate::versions;
 use crate::services::Services;
+use crate::versions;
 use serde_json::json;
 
 const JSON: &str = "application/json; charset=utf-8";
@@ -106,7 +106,10 @@ fn reject_unknown_params(request: &Request, op: Op) -> Result<(), ApiError> {
         if !allowed.contains(&name.as_str()) {
             return Err(ApiError::bad_param(
                 &name,
-                format!("unknown parameter '{name}'; allowed: {}", allowed.join(", ")),
+                format!(
+                    "unknown parameter '{name}'; allowed: {}",
+                    allowed.join(", ")
+                ),
             ));
         }
     }

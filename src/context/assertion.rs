@@ -136,14 +136,25 @@ fn assess_sentence(
         let Mark::Trigger(k) = f.mark else { continue };
         let trigger = &model.triggers[k];
         let mut scopes = Vec::new();
+        // A scope runs over a trigger of its own category ("the cyst from the prior exam has
+        // resolved"): only a terminator, a pseudo-trigger or another category stops it.
+        let stops = |g: &Found| match g.mark {
+            Mark::Trigger(j) => model.triggers[j].category != trigger.category,
+            _ => true,
+        };
         if matches!(trigger.direction, Direction::Forward | Direction::Both) {
-            let stop = found.get(n + 1).map_or(end, |next| next.at);
+            let stop = found[n + 1..]
+                .iter()
+                .find(|g| stops(g))
+                .map_or(end, |next| next.at);
             scopes.push(f.at + f.len..stop.min(f.at + f.len + reach));
         }
         if matches!(trigger.direction, Direction::Backward | Direction::Both) {
-            let from = n
-                .checked_sub(1)
-                .map_or(start, |p| found[p].at + found[p].len);
+            let from = found[..n]
+                .iter()
+                .rev()
+                .find(|g| stops(g))
+                .map_or(start, |p| p.at + p.len);
             scopes.push(from.max(f.at.saturating_sub(reach))..f.at);
         }
         for scope in scopes {
@@ -372,7 +383,8 @@ mod tests {
             ["negated: pelvic lymphadenopathy. The largest node is 5 mm (No)"]
         );
         assert!(words.is_empty(), "{words:?}");
-        let (words, _) = read("Normal-appearing level II nodes with fatty hila bilaterally, the largest 7 mm.");
+        let (words, _) =
+            read("Normal-appearing level II nodes with fatty hila bilaterally, the largest 7 mm.");
         assert!(!words.contains(&"7".to_string()), "{words:?}");
         // After present words, a back-reference is present.
         let (words, ruled) = read("Several enlarged nodes; the largest is 24 mm.");
@@ -381,6 +393,27 @@ mod tests {
         // Only on the line of what it refers to.
         let (words, _) = read("Lymph nodes: none enlarged.\nThe largest node is 24 mm.");
         assert!(words.contains(&"24".to_string()), "{words:?}");
+    }
+
+    #[test]
+    fn nodes_with_a_fatty_hilum_are_normal_and_normal_looks_back_only() {
+        let (words, _) = read("Normal level I axillary nodes bilaterally with fatty hila.");
+        assert!(!words.contains(&"nodes".to_string()), "{words:?}");
+        let (words, _) = read("The liver is normal.");
+        assert!(!words.contains(&"liver".to_string()), "{words:?}");
+        // "normal in size" says nothing of what the organ holds.
+        let (words, ruled) =
+            read("The thyroid is normal in size with a 2 cm nodule in the right lobe.");
+        assert!(words.contains(&"nodule".to_string()), "{words:?} {ruled:?}");
+    }
+
+    #[test]
+    fn a_scope_runs_over_a_trigger_of_its_own_category() {
+        let (words, ruled) = read("The 3.2 cm R ovarian cyst from the prior exam has resolved.");
+        assert!(!words.contains(&"cyst".to_string()), "{words:?} {ruled:?}");
+        // Another category stops it: the hedge keeps the nodule read.
+        let (words, _) = read("No change in the probable 6 mm nodule.");
+        assert!(words.contains(&"nodule".to_string()), "{words:?}");
     }
 
     #[test]

@@ -199,8 +199,19 @@ pub fn findings(
         modalities: super::stated_modalities(knowledge.lexicon, &title),
         title,
     };
+    // A report that writes a findings or impression section reports there: the lines above its
+    // first heading are the examination's title and the reason for it ("f/u GB polyp").
+    let reports_below = sections.iter().any(|s| {
+        matches!(
+            s.kind,
+            Some(SectionKind::Findings | SectionKind::Impression)
+        )
+    });
     for Section { kind, span } in sections {
         if kind.is_some_and(|k| k != SectionKind::Findings && k != SectionKind::Impression) {
+            continue;
+        }
+        if kind.is_none() && span[0] == 0 && reports_below {
             continue;
         }
         let mut heading: Option<(String, [usize; 2])> = None;
@@ -475,7 +486,6 @@ fn rank(
     // The whole report was searched with its typo walks; a finding's own words match exactly.
     let hits = search::search_exact(text, knowledge.ranking.finding_search_hits);
     let (mut systems, withheld) = score_hits(knowledge, &unit, &finding, &hits);
-    if std::env::var_os("RADREF_DEBUG").is_some() { eprintln!("{text:?} organs {:?} cues {:?} -> {:?}", finding.organs, finding.cues, systems.iter().map(|s| (s.system.slug, s.score)).collect::<Vec<_>>()); }
     let floor = systems.first().map_or(0.0, |s| s.score) * knowledge.ranking.finding_relative_floor;
     let floor = floor.max(knowledge.ranking.finding_min_score);
     systems.retain(|s| s.score >= floor || s.forced || s.named);

@@ -155,7 +155,10 @@ mod tests {
         let text = "HISTORY:\n\n60M smoker.\n\nFINDINGS: nodule.";
         let kinds: Vec<Option<SectionKind>> =
             sections(&LEXICON, text).iter().map(|s| s.kind).collect();
-        assert_eq!(kinds, [Some(SectionKind::History), Some(SectionKind::Findings)]);
+        assert_eq!(
+            kinds,
+            [Some(SectionKind::History), Some(SectionKind::Findings)]
+        );
         // An organ label is not a heading; a one-line finding is one section of no kind.
         assert_eq!(sections(&LEXICON, "Liver: 2 cm lesion").len(), 1);
         assert_eq!(sections(&LEXICON, "Liver: 2 cm lesion")[0].kind, None);

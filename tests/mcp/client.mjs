@@ -23,10 +23,12 @@ const { tools } = await client.listTools();
 const names = tools.map((t) => t.name).sort();
 assert.deepEqual(names, [
   "radref_coverage",
+  "radref_diff",
   "radref_evaluate",
   "radref_get_system",
   "radref_ground",
   "radref_list_systems",
+  "radref_rescore",
   "radref_search",
 ]);
 for (const tool of tools) {
@@ -99,6 +101,28 @@ assert.ok(list.systems.every((s) => s.organs.includes("lung") && s.family === "a
 const coverage = await call("radref_coverage", {});
 assert.ok(coverage.totals.systems >= 41);
 assert.ok(coverage.not_covered.length > 0);
+
+const diff = await call("radref_diff", { slug: "pi-rads-v2-2015", other: "pi-rads-v2-1-2019" });
+assert.equal(diff.direction, "forward");
+const added = diff.changes.find((c) => c.kind === "rule_added" && c.unit === "transition_zone");
+assert.ok(added, JSON.stringify(diff.counts));
+assert.ok(added.to[0].citation && added.to[0].locator);
+assert.ok(diff.markdown.includes("### rule added"));
+
+const rescore = await call("radref_rescore", {
+  slug: "pi-rads-v2-2015",
+  other: "pi-rads-v2-1-2019",
+  inputs: [{ t2w_tz_score: "2", dwi_score: "5" }, { t2w_tz_score: "2", dwi_score: "2" }],
+});
+assert.equal(rescore.counts.cases, 2);
+assert.equal(rescore.counts.moved, 1);
+assert.deepEqual(rescore.moved, [{ unit: "transition_zone", from: "PI-RADS 2", to: "PI-RADS 3", count: 1 }]);
+const notAVersion = await client.callTool({
+  name: "radref_diff",
+  arguments: { slug: "pi-rads-v2-2015", other: "fleischner-2017" },
+});
+assert.equal(notAVersion.isError, true);
+assert.match(notAVersion.content[0].text, /not a version/);
 
 const bad = await client.callTool({ name: "radref_get_system", arguments: { slug: "fleischner-2005" } });
 assert.equal(bad.isError, true);

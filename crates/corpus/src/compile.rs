@@ -323,7 +323,10 @@ pub fn compile(sources: &Sources) -> Result<Compiled, String> {
     for s in &systems {
         // A version with another version in the corpus links its events to what changed
         // between the two: from the version it supersedes, else to the one that supersedes it.
-        let diff = match (s.currency.supersedes.first(), s.currency.superseded_by.first()) {
+        let diff = match (
+            s.currency.supersedes.first(),
+            s.currency.superseded_by.first(),
+        ) {
             (Some(old), _) => Some(format!("/api/v1/systems/{old}/diff/{}", s.slug)),
             (None, Some(new)) => Some(format!("/api/v1/systems/{}/diff/{new}", s.slug)),
             _ => None,

@@ -13,7 +13,7 @@
 //! set aside for that version, never translated by guesswork, and what a version still needs
 //! is asked for.
 
-use super::evaluate::{evaluate, Cited, Evaluation, Inputs, InputError, Model, UnitStatus};
+use super::evaluate::{evaluate, Cited, Evaluation, InputError, Inputs, Model, UnitStatus};
 use super::source::*;
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
@@ -22,6 +22,8 @@ use std::collections::{BTreeMap, BTreeSet};
 #[derive(Clone, Copy, Debug)]
 pub struct Version<'a> {
     pub slug: &'a str,
+    /// What the version is called ("Lung-RADS v2022").
+    pub name: &'a str,
     pub version: &'a str,
     pub model: Model<'a>,
 }
@@ -220,7 +222,12 @@ fn answer(rule: &Rule) -> &str {
 
 /// A condition's shape with its values left out, and its values in order: two rules whose
 /// shapes agree differ only in where they draw the lines.
-fn shape(c: &Condition, ids: &Ids, out: &mut String, values: &mut Vec<(String, Op, serde_json::Value)>) {
+fn shape(
+    c: &Condition,
+    ids: &Ids,
+    out: &mut String,
+    values: &mut Vec<(String, Op, serde_json::Value)>,
+) {
     match c {
         Condition::Compare(x) => {
             let var = ids.input(&x.var);
@@ -358,7 +365,7 @@ fn inputs<'a>(b: &mut Builder<'a>, from: &Version<'a>, to: &Version<'a>, ids: &I
                 Kind::InputRemoved,
                 &old.id,
                 None,
-                format!("{} no longer takes '{}' ({}).", to.version, old.id, old.label),
+                format!("{} no longer takes '{}' ({}).", to.name, old.id, old.label),
                 vec![cited(old)],
                 Vec::new(),
             );
@@ -370,12 +377,13 @@ fn inputs<'a>(b: &mut Builder<'a>, from: &Version<'a>, to: &Version<'a>, ids: &I
                 Kind::InputRenamed,
                 &old.id,
                 None,
-                format!("'{}' is called '{}' in {}.", old.id, new.id, to.version),
+                format!("'{}' is called '{}' in {}.", old.id, new.id, to.name),
                 vec![cited(old)],
                 vec![cited(new)],
             );
         }
-        if old.kind != new.kind || old.unit != new.unit || old.min != new.min || old.max != new.max {
+        if old.kind != new.kind || old.unit != new.unit || old.min != new.min || old.max != new.max
+        {
             b.push(
                 Kind::InputChanged,
                 &old.id,
@@ -386,8 +394,16 @@ fn inputs<'a>(b: &mut Builder<'a>, from: &Version<'a>, to: &Version<'a>, ids: &I
             );
         }
         let (a, z) = (values_of(old), values_of(new));
-        let added: Vec<String> = z.iter().filter(|v| !a.contains(v)).map(|v| v.to_string()).collect();
-        let removed: Vec<String> = a.iter().filter(|v| !z.contains(v)).map(|v| v.to_string()).collect();
+        let added: Vec<String> = z
+            .iter()
+            .filter(|v| !a.contains(v))
+            .map(|v| v.to_string())
+            .collect();
+        let removed: Vec<String> = a
+            .iter()
+            .filter(|v| !z.contains(v))
+            .map(|v| v.to_string())
+            .collect();
         if !added.is_empty() || !removed.is_empty() {
             let c = b.push(
                 Kind::ValuesChanged,
@@ -396,8 +412,20 @@ fn inputs<'a>(b: &mut Builder<'a>, from: &Version<'a>, to: &Version<'a>, ids: &I
                 format!(
                     "'{}' values{}{}.",
                     old.id,
-                    if added.is_empty() { String::new() } else { format!(" added: {}", added.join(", ")) },
-                    if removed.is_empty() { String::new() } else { format!("{} removed: {}", if added.is_empty() { "" } else { ";" }, removed.join(", ")) },
+                    if added.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" added: {}", added.join(", "))
+                    },
+                    if removed.is_empty() {
+                        String::new()
+                    } else {
+                        format!(
+                            "{} removed: {}",
+                            if added.is_empty() { "" } else { ";" },
+                            removed.join(", ")
+                        )
+                    },
                 ),
                 vec![cited(old)],
                 vec![cited(new)],
@@ -433,7 +461,10 @@ fn inputs<'a>(b: &mut Builder<'a>, from: &Version<'a>, to: &Version<'a>, ids: &I
                 Kind::InputAdded,
                 &new.id,
                 None,
-                format!("{} takes a new input '{}' ({}).", to.version, new.id, new.label),
+                format!(
+                    "{} takes a new input '{}' ({}).",
+                    to.name, new.id, new.label
+                ),
                 Vec::new(),
                 vec![cited(new)],
             );
@@ -448,7 +479,7 @@ fn units<'a>(b: &mut Builder<'a>, from: &Version<'a>, to: &Version<'a>) {
                 Kind::UnitRemoved,
                 &old.id,
                 Some(&old.id),
-                format!("{} has no unit '{}' ({}).", to.version, old.id, old.title),
+                format!("{} has no unit '{}' ({}).", to.name, old.id, old.title),
                 vec![cited(old)],
                 Vec::new(),
             );
@@ -460,7 +491,7 @@ fn units<'a>(b: &mut Builder<'a>, from: &Version<'a>, to: &Version<'a>) {
                 Kind::UnitAdded,
                 &new.id,
                 Some(&new.id),
-                format!("{} adds the unit '{}' ({}).", to.version, new.id, new.title),
+                format!("{} adds the unit '{}' ({}).", to.name, new.id, new.title),
                 Vec::new(),
                 vec![cited(new)],
             );
@@ -493,7 +524,10 @@ fn categories<'a>(b: &mut Builder<'a>, from: &Version<'a>, to: &Version<'a>, ids
                     Kind::CategoryRemoved,
                     &old.code,
                     None,
-                    format!("{} has no category '{}' ({}).", to.version, old.code, old.label),
+                    format!(
+                        "{} has no category '{}' ({}).",
+                        to.name, old.code, old.label
+                    ),
                     vec![cited(&old.definition)],
                     Vec::new(),
                 );
@@ -514,7 +548,12 @@ fn categories<'a>(b: &mut Builder<'a>, from: &Version<'a>, to: &Version<'a>, ids
                         Kind::CategoryMerged,
                         &old.code,
                         None,
-                        format!("{} became one category '{}' in {}.", sources.join(", "), one.code, to.version),
+                        format!(
+                            "{} became one category '{}' in {}.",
+                            sources.join(", "),
+                            one.code,
+                            to.name
+                        ),
                         from_lines,
                         to_lines,
                     );
@@ -530,7 +569,7 @@ fn categories<'a>(b: &mut Builder<'a>, from: &Version<'a>, to: &Version<'a>, ids
                         Kind::CategoryRenamed,
                         &old.code,
                         None,
-                        format!("'{}' is called '{}' in {}.", old.code, one.code, to.version),
+                        format!("'{}' is called '{}' in {}.", old.code, one.code, to.name),
                         vec![cited(&old.definition)],
                         to_lines,
                     );
@@ -545,7 +584,12 @@ fn categories<'a>(b: &mut Builder<'a>, from: &Version<'a>, to: &Version<'a>, ids
                     Kind::CategorySplit,
                     &old.code,
                     None,
-                    format!("'{}' was split into {} in {}.", old.code, codes.join(", "), to.version),
+                    format!(
+                        "'{}' was split into {} in {}.",
+                        old.code,
+                        codes.join(", "),
+                        to.name
+                    ),
                     vec![cited(&old.definition)],
                     to_lines,
                 );
@@ -559,7 +603,10 @@ fn categories<'a>(b: &mut Builder<'a>, from: &Version<'a>, to: &Version<'a>, ids
                 Kind::CategoryAdded,
                 &new.code,
                 None,
-                format!("{} adds the category '{}' ({}).", to.version, new.code, new.label),
+                format!(
+                    "{} adds the category '{}' ({}).",
+                    to.name, new.code, new.label
+                ),
                 Vec::new(),
                 vec![cited(&new.definition)],
             );
@@ -575,8 +622,16 @@ fn management<'a>(
     old: &'a Outcome,
     new: &'a Outcome,
 ) {
-    let a: BTreeSet<String> = old.management.iter().flat_map(|l| intervals(&l.text)).collect();
-    let z: BTreeSet<String> = new.management.iter().flat_map(|l| intervals(&l.text)).collect();
+    let a: BTreeSet<String> = old
+        .management
+        .iter()
+        .flat_map(|l| intervals(&l.text))
+        .collect();
+    let z: BTreeSet<String> = new
+        .management
+        .iter()
+        .flat_map(|l| intervals(&l.text))
+        .collect();
     if a == z {
         return;
     }
@@ -586,7 +641,7 @@ fn management<'a>(
         None,
         format!(
             "Management of '{}' names other intervals in {} than in {}.",
-            old.code, to.version, from.version
+            old.code, to.name, from.name
         ),
         old.management.iter().map(cited).collect(),
         new.management.iter().map(cited).collect(),
@@ -601,35 +656,58 @@ fn rules<'a>(b: &mut Builder<'a>, from: &Version<'a>, to: &Version<'a>, ids: &Id
             continue;
         };
         let uid = Some(new_unit.id.as_str());
-        // The later rules, by the answer they give.
+        // Rules are paired by the answer they give: the same condition first, then the same
+        // shape with the fewest values moved, then in order.
         let mut open: Vec<usize> = (0..new_unit.rules.len()).collect();
         let mut pairs: Vec<(usize, usize)> = Vec::new();
-        let mut alone_old: Vec<usize> = Vec::new();
-        for (i, r) in old_unit.rules.iter().enumerate() {
-            let answers = ids.outcome(answer(r));
-            let candidates: Vec<usize> = open
-                .iter()
-                .copied()
-                .filter(|&j| answers.contains(&answer(&new_unit.rules[j])))
-                .collect();
-            let (shape_old, _) = shape_of(r, ids);
-            let best = candidates
-                .iter()
-                .copied()
-                .find(|&j| shape_of(&new_unit.rules[j], &Ids::default()).0 == shape_old)
-                .or_else(|| candidates.first().copied());
-            match best {
-                Some(j) => {
-                    open.retain(|&k| k != j);
-                    pairs.push((i, j));
+        let mut alone_old: Vec<usize> = (0..old_unit.rules.len()).collect();
+        let new_shapes: Vec<Shape> = new_unit
+            .rules
+            .iter()
+            .map(|r| shape_of(r, &Ids::default()))
+            .collect();
+        for pass in 0..3 {
+            let mut still = Vec::new();
+            for &i in &alone_old {
+                let r = &old_unit.rules[i];
+                let answers = ids.outcome(answer(r));
+                let old_shape = shape_of(r, ids);
+                let fits = |j: usize| -> Option<usize> {
+                    if !answers.contains(&answer(&new_unit.rules[j])) {
+                        return None;
+                    }
+                    let (s, v) = &new_shapes[j];
+                    let moved = v
+                        .iter()
+                        .zip(&old_shape.1)
+                        .filter(|(a, b)| a.2 != b.2)
+                        .count();
+                    match pass {
+                        0 => (*s == old_shape.0 && *v == old_shape.1).then_some(0),
+                        1 => (*s == old_shape.0).then_some(moved),
+                        _ => Some(0),
+                    }
+                };
+                let best = open
+                    .iter()
+                    .filter_map(|&j| fits(j).map(|cost| (cost, j)))
+                    .min_by_key(|(cost, j)| (*cost, *j))
+                    .map(|(_, j)| j);
+                match best {
+                    Some(j) => {
+                        open.retain(|&k| k != j);
+                        pairs.push((i, j));
+                    }
+                    None => still.push(i),
                 }
-                None => alone_old.push(i),
             }
+            alone_old = still;
         }
+        pairs.sort_unstable();
         for (i, j) in pairs {
             let (r, s) = (&old_unit.rules[i], &new_unit.rules[j]);
             let (shape_old, values_old) = shape_of(r, ids);
-            let (shape_new, values_new) = shape_of(s, &Ids::default());
+            let (shape_new, values_new) = new_shapes[j].clone();
             let from_line = vec![rule_cited(old_unit, i)];
             let to_line = vec![rule_cited(new_unit, j)];
             let label = answer(s);
@@ -638,10 +716,7 @@ fn rules<'a>(b: &mut Builder<'a>, from: &Version<'a>, to: &Version<'a>, ids: &Id
                     Kind::RuleChanged,
                     answer(r),
                     uid,
-                    format!(
-                        "The condition for '{label}' in '{}' changed.",
-                        new_unit.id
-                    ),
+                    format!("The condition for '{label}' in '{}' changed.", new_unit.id),
                     from_line,
                     to_line,
                 );
@@ -677,7 +752,11 @@ fn rules<'a>(b: &mut Builder<'a>, from: &Version<'a>, to: &Version<'a>, ids: &Id
                 continue;
             }
             let numeric = moved.iter().all(|m| m.from.is_number() && m.to.is_number());
-            let kind = if numeric { Kind::ThresholdMoved } else { Kind::RuleChanged };
+            let kind = if numeric {
+                Kind::ThresholdMoved
+            } else {
+                Kind::RuleChanged
+            };
             let said: Vec<String> = moved
                 .iter()
                 .map(|m| format!("{} {:?} {} → {}", m.var, m.op, m.from, m.to).to_lowercase())
@@ -698,7 +777,12 @@ fn rules<'a>(b: &mut Builder<'a>, from: &Version<'a>, to: &Version<'a>, ids: &Id
                 Kind::RuleRemoved,
                 answer(r),
                 uid,
-                format!("No rule of '{}' in {} answers '{}' this way.", new_unit.id, to.version, answer(r)),
+                format!(
+                    "No rule of '{}' in {} answers '{}' this way.",
+                    new_unit.id,
+                    to.name,
+                    answer(r)
+                ),
                 vec![rule_cited(old_unit, i)],
                 Vec::new(),
             );
@@ -709,7 +793,12 @@ fn rules<'a>(b: &mut Builder<'a>, from: &Version<'a>, to: &Version<'a>, ids: &Id
                 Kind::RuleAdded,
                 answer(s),
                 uid,
-                format!("A rule of '{}' in {} answers '{}'.", new_unit.id, to.version, answer(s)),
+                format!(
+                    "A rule of '{}' in {} answers '{}'.",
+                    new_unit.id,
+                    to.name,
+                    answer(s)
+                ),
                 Vec::new(),
                 vec![rule_cited(new_unit, j)],
             );
@@ -810,7 +899,7 @@ fn take(
                             input: id.clone(),
                             reason: format!(
                                 "{} has no value {} for '{}'",
-                                version.version, value, input.id
+                                version.name, value, input.id
                             ),
                         });
                     }
@@ -830,7 +919,7 @@ fn take(
                 }
                 set_aside.push(SetAside {
                     input: id.clone(),
-                    reason: format!("{} has no input '{id}'", version.version),
+                    reason: format!("{} has no input '{id}'", version.name),
                 });
             }
         }
@@ -871,7 +960,9 @@ pub fn rescore<'a>(
         }
         let (sa, sz) = (side(&a, &u.id), side(&z, &u.id));
         let moved = match (&sa, &sz) {
-            (Some(x), Some(y)) if x.status == UnitStatus::Decided && y.status == UnitStatus::Decided => {
+            (Some(x), Some(y))
+                if x.status == UnitStatus::Decided && y.status == UnitStatus::Decided =>
+            {
                 match (x.answer, y.answer) {
                     (Some(p), Some(q)) => !ids.outcome(p).contains(&q),
                     (p, q) => p != q,

@@ -610,7 +610,10 @@ impl Checker<'_> {
                 );
             }
             if !this.inputs.iter().any(|i| i.id == *to) {
-                self.fail(format!("{path}.inputs.{from}"), format!("this system has no input '{to}'"));
+                self.fail(
+                    format!("{path}.inputs.{from}"),
+                    format!("this system has no input '{to}'"),
+                );
             }
         }
         for (from, to) in &maps.outcomes {
@@ -621,7 +624,10 @@ impl Checker<'_> {
                 );
             }
             if to.is_empty() {
-                self.fail(format!("{path}.outcomes.{from}"), "name at least one outcome of this system");
+                self.fail(
+                    format!("{path}.outcomes.{from}"),
+                    "name at least one outcome of this system",
+                );
             }
             for code in to {
                 if !this.outcomes.iter().any(|o| o.code == *code) {
