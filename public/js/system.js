@@ -108,6 +108,65 @@ function crossrefView(x) {
   return h('li', {}, h('span', { class: 'badge' }, x.relation), ' ', target, h('p', { class: 'small' }, x.note));
 }
 
+const KINDS = {
+  input_added: 'Inputs added', input_removed: 'Inputs removed', input_renamed: 'Inputs renamed', input_changed: 'Inputs changed',
+  values_changed: 'Values changed', points_changed: 'Points changed', unit_added: 'Decision units added', unit_removed: 'Decision units removed',
+  category_added: 'Categories added', category_removed: 'Categories removed', category_renamed: 'Categories renamed',
+  category_split: 'Categories split', category_merged: 'Categories merged', threshold_moved: 'Thresholds moved',
+  rule_changed: 'Rules changed', rule_added: 'Rules added', rule_removed: 'Rules removed', management_changed: 'Management changed',
+};
+
+/** What changed between this version and another: the diff, by kind, both sides' lines. */
+function diffView(d) {
+  const groups = [];
+  for (const c of d.changes) {
+    const last = groups[groups.length - 1];
+    if (last && last.kind === c.kind) last.items.push(c); else groups.push({ kind: c.kind, items: [c] });
+  }
+  const side = (lines, refs, sys) => (lines.length
+    ? lines.map((l) => lineView(l, refs, { systemSlug: sys.slug }))
+    : h('p', { class: 'muted small' }, `Not in ${sys.name}.`));
+  return h('div', { class: 'diff' },
+    h('p', {}, `${d.changes.length} change(s) from ${d.from.name} to ${d.to.name}.`),
+    groups.map((g) => h('section', { class: 'diff-kind', 'aria-label': KINDS[g.kind] || g.kind },
+      h('h3', {}, `${KINDS[g.kind] || g.kind} (${g.items.length})`),
+      h('ul', { class: 'changes' }, g.items.map((c) => h('li', { class: 'change' },
+        h('p', {}, c.summary),
+        h('div', { class: 'sides' },
+          h('div', { class: 'side' }, h('h4', {}, d.from.name), side(c.from, d.references.from, d.from)),
+          h('div', { class: 'side' }, h('h4', {}, d.to.name), side(c.to, d.references.to, d.to)))))))),
+    d.announced.length ? [h('h3', {}, 'What the sources announce'),
+      h('ul', {}, d.announced.map((a) => h('li', {}, h('strong', {}, `${a.date} · ${a.version} · ${a.event}`), ' ', a.summary)))] : null,
+    h('p', {}, h('a', { href: d.links.self }, 'This comparison as JSON'), ' · ',
+      h('a', { href: `${d.links.self}?format=markdown` }, 'as markdown')));
+}
+
+/** The other versions of this system, each with a button that loads what changed. */
+function versionsView(s) {
+  const c = s.currency || {};
+  const others = [...(c.supersedes || []), ...(c.superseded_by || [])];
+  if (!others.length) return null;
+  return others.map((other) => {
+    const out = h('div', { class: 'diff-out', 'aria-live': 'polite' });
+    const button = h('button', { type: 'button' }, `What changed: ${s.slug} → ${other}`);
+    button.addEventListener('click', async () => {
+      button.disabled = true;
+      out.replaceChildren(h('p', { class: 'muted' }, 'Loading…'));
+      try {
+        const from = (c.supersedes || []).includes(other) ? other : s.slug;
+        const to = from === other ? s.slug : other;
+        const d = (await api(`/api/v1/systems/${encodeURIComponent(from)}/diff/${encodeURIComponent(to)}`)).data;
+        out.replaceChildren(diffView(d));
+      } catch (err) {
+        out.replaceChildren(errorBox(err, 'Could not compare the versions'));
+      } finally {
+        button.disabled = false;
+      }
+    });
+    return h('div', { class: 'version-pair' }, button, out);
+  });
+}
+
 function referenceView(id, r) {
   const bits = [r.authors.join(', '), '. ', h('cite', {}, r.title), '.'];
   if (r.journal) bits.push(` ${r.journal}`);
@@ -148,6 +207,7 @@ export async function render(view, slug, params) {
   const outcomeLabels = Object.fromEntries(s.outcomes.map((o) => [o.code, o.label]));
   const focusOutcome = params.get('outcome');
   const calc = calculator(s, refs, params);
+  const versions = versionsView(s);
 
   const sections = [
     ['overview', 'Overview', overview(s)],
@@ -158,6 +218,7 @@ export async function render(view, slug, params) {
     s.decision_units.length ? ['units', `Decision units (${s.decision_units.length})`, s.decision_units.map((u) => unitView(u, refs, names, outcomeLabels))] : null,
     s.variants && s.variants.length ? ['variants', `Clinical variants (${s.variants.length})`, s.variants.map((v) => variantView(v, refs))] : null,
     ['crossrefs', 'Cross-references', s.crossrefs.length ? h('ul', { class: 'crossrefs' }, s.crossrefs.map(crossrefView)) : h('p', { class: 'muted' }, 'None.')],
+    versions ? ['versions', 'Other versions: what changed', versions] : null,
     ['lineage', 'Version lineage', h('ol', { class: 'lineage' }, s.lineage.map((e) => h('li', {},
       h('strong', {}, `${e.date} · ${e.version} · ${e.event}`), ' ', e.summary,
       e.citation ? [' ', h('a', { href: `#ref-${e.citation}`, onclick: jump(`ref-${e.citation}`) }, `[${shortCitation(refs[e.citation])}]`)] : null)))],

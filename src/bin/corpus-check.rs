@@ -77,6 +77,29 @@ fn main() -> ExitCode {
                     String::new()
                 }
             );
+            // The guideline inputs each system knowingly does not model (its gaps of kind
+            // `input`): what the evaluator cannot be asked yet.
+            let not_modelled: Vec<String> = sources
+                .systems
+                .iter()
+                .filter_map(|(_, s)| {
+                    let topics: Vec<&str> = s
+                        .gaps
+                        .iter()
+                        .filter(|g| g.kind == radref::corpus::source::GapKind::Input)
+                        .map(|g| g.topic.as_str())
+                        .collect();
+                    (!topics.is_empty()).then(|| format!("{} ({})", s.slug, topics.join("; ")))
+                })
+                .collect();
+            println!(
+                "inputs not modelled yet: {}",
+                if not_modelled.is_empty() {
+                    "none listed".to_string()
+                } else {
+                    not_modelled.join(" | ")
+                }
+            );
             println!(
                 "unreachable rules: none{}",
                 if unsearched.is_empty() {

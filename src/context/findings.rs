@@ -131,6 +131,11 @@ fn label(chars: &[char], from: usize, to: usize) -> Option<(usize, usize)> {
     (!words.is_empty() && words.len() <= 4).then_some((from, colon + 1))
 }
 
+/// Where a line's body starts: after its label, if it has one.
+fn body_from_of(label: Option<(usize, usize)>, from: usize) -> usize {
+    label.map_or(from, |(_, t)| t)
+}
+
 /// Whether folded words report a finding a guideline may govern: a measured noun ("nodule",
 /// "cyst", "laceration") or a finding word of the lexicon ("calcification",
 /// "spondylosis", a system's name); not a recommendation ("Recommend follow-up CT ..."). An
@@ -229,16 +234,30 @@ pub fn findings(
                 continue;
             }
             if report::bare_heading(&written, &written_words) {
-                heading = Some((text::words(line).join(" "), [from, to]));
+                // A section's own heading ("FINDINGS:") names no organ for the lines below.
+                heading = report::heading(knowledge.lexicon, &written)
+                    .is_none()
+                    .then(|| (text::words(line).join(" "), [from, to]));
                 continue;
             }
             let label = label(&original, from, to);
             let label_text = label.map(|(f, t)| slice(&chars, f, t)).unwrap_or_default();
-            let body_from = label.map_or(from, |(_, t)| t);
+            // A line labelled with an organ of its own ("AIRWAYS:", "UPPER ABDOMEN:") ends the
+            // block a bare heading above it opened ("LUNGS:"); "Nodule 1:" stays under it.
+            if label.is_some() {
+                let said = super::Said::of(&slice(&original, from, body_from_of(label, from)));
+                if !super::stated_organs(knowledge.lexicon, |p| said.count(p)).is_empty() {
+                    heading = None;
+                }
+            }
+            let body_from = body_from_of(label, from);
             let mut pieces: Vec<[usize; 2]> = heading.iter().map(|h| h.1).collect();
             pieces.extend(label.map(|(f, t)| [f, t]));
             // The finding this line opened, by its place in `found`.
             let mut line_finding: Option<usize> = None;
+            // The organs the line's last sentence that named one is about: a prose line goes on
+            // about them ("The pancreas shows several cysts. The dominant one measures 2.9 cm").
+            let mut topic: Vec<&'static str> = Vec::new();
             for (n, (s, e)) in sentences(&chars, body_from, to).into_iter().enumerate() {
                 let sentence = slice(&chars, s, e);
                 // What the sentence still asserts, with its line's label: "Nodule 1: right
@@ -302,10 +321,17 @@ pub fn findings(
                     context.push_str(&sentence);
                     continue;
                 }
-                let context = format!(
+                let mut context = format!(
                     "{} {label_text} {sentence}",
                     heading.as_ref().map(|h| h.0.as_str()).unwrap_or_default()
                 );
+                let said = super::Said::of(&context);
+                let organs = super::stated_organs(knowledge.lexicon, |p| said.count(p));
+                if organs.is_empty() {
+                    context = format!("{} {context}", topic.join(" "));
+                } else {
+                    topic = organs;
+                }
                 let hedge = hedged
                     .iter()
                     .find(|h| h.span[0] < trim_to && h.span[1] > trim_from)

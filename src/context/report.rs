@@ -19,7 +19,7 @@ pub struct Section {
 }
 
 /// The kind of section a line opens, when it starts with a heading and a colon.
-fn heading(lexicon: &Lexicon, line: &str) -> Option<SectionKind> {
+pub fn heading(lexicon: &Lexicon, line: &str) -> Option<SectionKind> {
     let (label, _) = line.split_once(':')?;
     let words = text::words(label).join(" ");
     if words.is_empty() {

@@ -105,8 +105,21 @@ pub fn apply(knowledge: &Knowledge, setting: &Setting, finding: &mut super::Find
         .iter()
         .filter(|c| setting.states_any(c.settings))
     {
-        let about =
-            cue.organ.is_none_or(|o| finding.organs.contains(&o)) && cue.fits(&finding.modalities);
+        // A cue of no organ weighs a finding only through systems about one of its organs: a
+        // screening examination's setting says nothing of its liver finding, nor of a finding
+        // that names no organ (its own words fire the cues they hold).
+        let reaches = || {
+            cue.effects.iter().flat_map(|e| e.systems).any(|&i| {
+                crate::corpus::compiled::SYSTEMS[i as usize]
+                    .organs
+                    .iter()
+                    .any(|o| finding.organs.contains(o) || *o == knowledge.ranking.any_organ)
+            })
+        };
+        let about = cue
+            .organ
+            .map_or_else(reaches, |o| finding.organs.contains(&o))
+            && cue.fits(&finding.modalities);
         if about && !finding.cues.contains(&cue.name) {
             finding.cues.push(cue.name);
         }

@@ -13,7 +13,7 @@ after(async () => { if (b) await b.close(); });
 test('search as you type tolerates a typo and lists matching systems and categories', async () => {
   const { page } = b;
   await page.goto('/');
-  await page.getByText('41 systems in the corpus.').waitFor();
+  await page.getByText('44 systems in the corpus.').waitFor();
   assert.match(await page.locator('.notice').innerText(), /not a medical device/);
   await assertControlsLabelled(page);
 
@@ -29,7 +29,7 @@ test('search as you type tolerates a typo and lists matching systems and categor
 
   // Filters narrow the list; every card then carries the chosen family.
   await page.getByRole('button', { name: 'Clear search and filters' }).click();
-  await page.getByText('41 systems in the corpus.').waitFor();
+  await page.getByText('44 systems in the corpus.').waitFor();
   await page.getByLabel('Organ').selectOption('lung');
   await page.getByLabel('Family').selectOption('algorithm');
   await page.locator('.status', { hasText: /systems? match/ }).waitFor();
@@ -70,6 +70,22 @@ test('a system page shows categories, decision units, management, risk, crossref
   assert.match(page.url(), /#\/systems\/fleischner-2017/);
   await page.evaluate(() => window.scrollTo(0, 0));
   await shot(page, 'system-page');
+  assertNoPageErrors(b.errors);
+});
+
+test('an earlier version shows what changed in the later one, both sides cited', async () => {
+  const { page } = b;
+  await page.goto('/#/systems/acr-lung-rads-v1-1');
+  await page.getByRole('heading', { level: 2, name: 'Other versions: what changed' }).waitFor();
+  await page.getByRole('button', { name: 'What changed: acr-lung-rads-v1-1 → acr-lung-rads-v2022' }).click();
+  await page.getByRole('heading', { level: 3, name: /^Decision units added \(1\)$/ }).waitFor();
+  const change = page.locator('.diff .change', { hasText: 'atypical_cyst' }).first();
+  assert.match(await change.locator('.side').nth(0).innerText(), /Not in Lung-RADS v1\.1/);
+  const later = change.locator('.side').nth(1).locator('.line');
+  assert.ok(await later.count() >= 1);
+  assert.match(await later.first().innerText(), /Locator:/);
+  assert.ok(await page.locator('.diff .change').count() >= 10);
+  await assertNoHorizontalOverflow(page);
   assertNoPageErrors(b.errors);
 });
 
@@ -120,7 +136,7 @@ test('the changes feed and the coverage report', async () => {
 test('keyboard: the skip link comes first and reaches the content', async () => {
   const { page } = b;
   await page.goto('/');
-  await page.getByText('41 systems in the corpus.').waitFor();
+  await page.getByText('44 systems in the corpus.').waitFor();
   await page.keyboard.press('Tab');
   assert.equal(await page.evaluate(() => document.activeElement.textContent), 'Skip to content');
   await page.keyboard.press('Enter');

@@ -602,6 +602,7 @@ fn coverage(
                 "status": s.status,
                 "counts": c,
                 "gaps": s.gaps,
+                "inputs_not_modelled": s.gaps.iter().filter(|g| g.kind == GapKind::Input).map(|g| g.topic.as_str()).collect::<Vec<_>>(),
             })
         })
         .collect();

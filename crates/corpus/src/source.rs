@@ -622,8 +622,29 @@ line_struct! {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Gap {
+    /// `input` for a guideline input the file does not model yet (the evaluator cannot be
+    /// asked about it); anything else left out otherwise.
+    #[serde(default, skip_serializing_if = "GapKind::is_content")]
+    pub kind: GapKind,
     pub topic: String,
     pub reason: String,
+}
+
+/// What a gap leaves out.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum GapKind {
+    /// Content: a table, a figure, a section, a risk figure.
+    #[default]
+    Content,
+    /// A guideline input the decision units do not take yet.
+    Input,
+}
+
+impl GapKind {
+    pub fn is_content(&self) -> bool {
+        *self == GapKind::Content
+    }
 }
 
 /// `corpus/coverage.json`: what is explicitly not yet covered.
