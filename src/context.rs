@@ -1259,6 +1259,50 @@ mod tests {
         }
     }
 
+    /// How a report's sentences become findings: two measured findings joined by "and" are
+    /// two; a prose line's later sentence stays about the organ it named; a line labelled with
+    /// an organ of its own ends the block of a bare heading above it.
+    #[test]
+    fn sentences_become_findings_as_a_reader_would_split_them() {
+        let report = "CT CHEST ABDOMEN\n\nFINDINGS:\nUpper abdomen: Stable 3 cm adrenal lesion and 2 cm renal angiomyolipoma.\nThe pancreas shows several small cysts. The dominant cyst measures 2.9 cm in the uncinate process.\nLUNGS:\n6 mm solid nodule in the right upper lobe.\nMEDIASTINUM: Ascending aorta 4.3 cm, mildly dilated.\n";
+        let mut query = q(report);
+        query.verified = false;
+        let json = to_json(&query);
+        let findings = json["findings"].as_array().unwrap();
+        let first_of = |needle: &str| -> Option<String> {
+            let f = findings
+                .iter()
+                .find(|f| f["text"].as_str().unwrap().starts_with(needle))
+                .unwrap_or_else(|| panic!("no finding starting {needle}: {findings:?}"));
+            f["systems"][0]["slug"].as_str().map(String::from)
+        };
+        assert_eq!(
+            first_of("Stable 3 cm adrenal lesion").as_deref(),
+            Some("acr-if-adrenal-2017")
+        );
+        assert_eq!(
+            first_of("2 cm renal angiomyolipoma").as_deref(),
+            Some("acr-if-renal-2018")
+        );
+        let pancreas = first_of("The dominant cyst measures 2.9 cm").unwrap();
+        assert!(
+            ["kyoto-ipmn-2024", "acr-if-pancreatic-cyst-2017"].contains(&pancreas.as_str()),
+            "{pancreas}"
+        );
+        let nodule = first_of("6 mm solid nodule").unwrap();
+        assert!(["fleischner-2017", "bts-pulmonary-nodules-2015"].contains(&nodule.as_str()));
+        // The aorta line is not read under LUNGS: no lung nodule guideline for it.
+        let aorta = findings
+            .iter()
+            .find(|f| f["text"].as_str().unwrap().contains("aorta"))
+            .map(|f| f["systems"].to_string())
+            .expect("the aorta line is a finding");
+        assert!(
+            !aorta.contains("fleischner") && !aorta.contains("lung-rads"),
+            "{aorta}"
+        );
+    }
+
     /// A long report's findings are grounded one by one, impression first: the incidental
     /// adrenal nodule has the adrenal papers, the lung nodule Fleischner, a hedged finding is
     /// possible; and each finding's first system is offered at the top level.

@@ -36,6 +36,8 @@ pub struct Lexicon {
     pub measure_words: &'static [&'static str],
     /// Words a size's measured noun is not looked for past.
     pub clause_breaks: &'static [&'static str],
+    /// Words that join two measured findings in one sentence: it is read as two.
+    pub finding_joins: &'static [&'static str],
     /// Words that negate the value phrase right after them.
     pub negations: &'static [&'static str],
     /// Value phrases too generic to read from free text.

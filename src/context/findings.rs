@@ -123,6 +123,37 @@ fn sentences(chars: &[char], from: usize, to: usize) -> Vec<(usize, usize)> {
     out
 }
 
+/// The clauses of a sentence `[from, to)` that report findings of their own: a sentence is cut
+/// at a joining word of the lexicon ("and") that follows a size and is followed by one ("Stable
+/// 3 cm adrenal lesion and 2 cm renal angiomyolipoma"), so each finding is grounded alone; "a
+/// 2 cm cyst with a 5 mm mural nodule" stays one finding.
+fn clauses(knowledge: &Knowledge, chars: &[char], from: usize, to: usize) -> Vec<(usize, usize)> {
+    let sentence: String = chars[from..to].iter().collect();
+    let words = text::spans(&sentence);
+    let folded: Vec<String> = words.iter().map(|w| w.text.clone()).collect();
+    let (sizes, _) = super::prefill::sizes_and_age(knowledge.lexicon, &folded);
+    let mut out = Vec::new();
+    let (mut start, mut since) = (from, 0);
+    for (k, w) in folded.iter().enumerate() {
+        if !knowledge.lexicon.finding_joins.contains(&w.as_str()) {
+            continue;
+        }
+        let before = sizes.iter().any(|z| z.at >= since && z.end <= k);
+        // The next size starts the clause, after an article at most.
+        let after = sizes
+            .iter()
+            .find(|z| z.at > k)
+            .is_some_and(|z| z.at <= k + 2);
+        if before && after && k + 1 < words.len() {
+            out.push((start, from + words[k].start));
+            start = from + words[k + 1].start;
+            since = k + 1;
+        }
+    }
+    out.push((start, to));
+    out
+}
+
 /// The label of a line ("Spleen:" of "Spleen: 3 cm laceration"): up to four words before a
 /// colon at its start, as a character range; a section heading is not one.
 fn label(chars: &[char], from: usize, to: usize) -> Option<(usize, usize)> {
@@ -258,7 +289,10 @@ pub fn findings(
             // The organs the line's last sentence that named one is about: a prose line goes on
             // about them ("The pancreas shows several cysts. The dominant one measures 2.9 cm").
             let mut topic: Vec<&'static str> = Vec::new();
-            for (n, (s, e)) in sentences(&chars, body_from, to).into_iter().enumerate() {
+            let pieces_of_line = sentences(&chars, body_from, to)
+                .into_iter()
+                .flat_map(|(s, e)| clauses(knowledge, &chars, s, e));
+            for (n, (s, e)) in pieces_of_line.enumerate() {
                 let sentence = slice(&chars, s, e);
                 // What the sentence still asserts, with its line's label: "Nodule 1: right
                 // lobe, 1.8 cm, solid" reports on the nodule its label names.

@@ -114,6 +114,10 @@ pub struct Lexicon {
     pub measure_words: Vec<String>,
     /// Words a size's measured noun is not looked for past.
     pub clause_breaks: Vec<String>,
+    /// Words that join two measured findings in one sentence ("a 3 cm adrenal lesion and a
+    /// 2 cm renal angiomyolipoma"): the sentence is read as two findings.
+    #[serde(default)]
+    pub finding_joins: Vec<String>,
     /// Words that negate the value phrase right after them.
     pub negations: Vec<String>,
     /// Value phrases too generic to read from free text.
@@ -658,6 +662,7 @@ fn validate_lexicon(lexicon: &Lexicon, corpus: &Corpus) -> Vec<Problem> {
     for (key, list) in [
         ("measure_words", &lexicon.measure_words),
         ("clause_breaks", &lexicon.clause_breaks),
+        ("finding_joins", &lexicon.finding_joins),
         ("negations", &lexicon.negations),
         ("age_words", &lexicon.age_words),
         ("recommendation_words", &lexicon.recommendation_words),
@@ -986,9 +991,9 @@ pub fn emit(grounding: &Grounding, systems: &[(String, System)]) -> String {
          sections: {sections},\n    \
          modality_spellings: &{spellings:?},\n    \
          measured_nouns: {measured},\n    lesion_nouns: &{:?},\n    measure_words: &{:?},\n    \
-         clause_breaks: &{:?},\n    negations: &{:?},\n    generic_values: &{:?},\n    age_words: &{:?},\n    \
+         clause_breaks: &{:?},\n    finding_joins: &{:?},\n    negations: &{:?},\n    generic_values: &{:?},\n    age_words: &{:?},\n    \
          finding_words: &{:?},\n    recommendation_words: &{:?},\n    attenuation_words: &{:?},\n    hu_words: &{:?},\n    settings: {settings},\n}};\n",
-        lex.lesion_nouns, lex.measure_words, lex.clause_breaks, lex.negations, lex.generic_values, lex.age_words,
+        lex.lesion_nouns, lex.measure_words, lex.clause_breaks, lex.finding_joins, lex.negations, lex.generic_values, lex.age_words,
         lex.finding_words, lex.recommendation_words, lex.attenuation_words, lex.hu_words
     )
     .unwrap();
