@@ -110,7 +110,7 @@ function crossrefView(x) {
 
 const KINDS = {
   input_added: 'Inputs added', input_removed: 'Inputs removed', input_renamed: 'Inputs renamed', input_changed: 'Inputs changed',
-  values_changed: 'Values changed', points_changed: 'Points changed', unit_added: 'Decision units added', unit_removed: 'Decision units removed',
+  values_changed: 'Values changed', values_redescribed: 'Values described otherwise', points_changed: 'Points changed', unit_added: 'Decision units added', unit_removed: 'Decision units removed',
   category_added: 'Categories added', category_removed: 'Categories removed', category_renamed: 'Categories renamed',
   category_split: 'Categories split', category_merged: 'Categories merged', threshold_moved: 'Thresholds moved',
   rule_changed: 'Rules changed', rule_added: 'Rules added', rule_removed: 'Rules removed', management_changed: 'Management changed',

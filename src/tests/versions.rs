@@ -135,7 +135,16 @@ fn the_pi_rads_diff_names_the_transition_zone_upgrade_with_its_cited_rule() {
         .starts_with("text/markdown"));
     let text = String::from_utf8(md.body.to_vec()).unwrap();
     assert!(text.contains("### rule added"), "{text}");
-    assert!(text.contains("References:\n1. Turkbey B"), "{text}");
+    let refs = &text[text.find("References:").unwrap()..];
+    assert!(refs.contains("1. Weinreb JC") && refs.contains("2. Turkbey B"), "{text}");
+    // The DWI score definitions that v2.1 rewrote are shown side by side.
+    let dwi = d["changes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["kind"] == "values_redescribed" && c["subject"] == "dwi_score")
+        .expect("dwi_score redescribed");
+    assert!(dwi["added"].as_array().unwrap().contains(&json!("2")), "{dwi}");
 }
 
 #[test]

@@ -96,6 +96,7 @@ pub enum Kind {
     InputRenamed,
     InputChanged,
     ValuesChanged,
+    ValuesRedescribed,
     PointsChanged,
     UnitAdded,
     UnitRemoved,
@@ -113,12 +114,13 @@ pub enum Kind {
 
 impl Kind {
     /// Every kind, in the order a diff lists them.
-    pub const ALL: [Kind; 18] = [
+    pub const ALL: [Kind; 19] = [
         Kind::InputAdded,
         Kind::InputRemoved,
         Kind::InputRenamed,
         Kind::InputChanged,
         Kind::ValuesChanged,
+        Kind::ValuesRedescribed,
         Kind::PointsChanged,
         Kind::UnitAdded,
         Kind::UnitRemoved,
@@ -141,6 +143,7 @@ impl Kind {
             Kind::InputRenamed => "input_renamed",
             Kind::InputChanged => "input_changed",
             Kind::ValuesChanged => "values_changed",
+            Kind::ValuesRedescribed => "values_redescribed",
             Kind::PointsChanged => "points_changed",
             Kind::UnitAdded => "unit_added",
             Kind::UnitRemoved => "unit_removed",
@@ -432,6 +435,42 @@ fn inputs<'a>(b: &mut Builder<'a>, from: &Version<'a>, to: &Version<'a>, ids: &I
             );
             c.added = added;
             c.removed = removed;
+        }
+        // The same value, described otherwise: a definition that changed (PI-RADS v2.1's DWI
+        // score 2), or a reworded label; the reader judges, with both sides' lines.
+        let redescribed: Vec<String> = old
+            .values
+            .iter()
+            .filter_map(|v| {
+                let w = new.values.iter().find(|w| w.value == v.value)?;
+                (super::text::words(&v.label) != super::text::words(&w.label))
+                    .then(|| format!("{} ('{}' → '{}')", v.value, v.label, w.label))
+            })
+            .collect();
+        if !redescribed.is_empty() {
+            let c = b.push(
+                Kind::ValuesRedescribed,
+                &old.id,
+                None,
+                format!(
+                    "'{}' values described otherwise: {}.",
+                    old.id,
+                    redescribed.join("; ")
+                ),
+                vec![cited(old)],
+                vec![cited(new)],
+            );
+            c.added = old
+                .values
+                .iter()
+                .filter(|v| {
+                    new.values.iter().any(|w| {
+                        w.value == v.value
+                            && super::text::words(&v.label) != super::text::words(&w.label)
+                    })
+                })
+                .map(|v| v.value.clone())
+                .collect();
         }
         let moved: Vec<String> = old
             .values
