@@ -911,6 +911,16 @@ fn components() -> Value {
             "links": { "type": "object" }
         }
     });
+    let schemes: Vec<&str> = crate::corpus::source::CodeScheme::ALL
+        .iter()
+        .map(|s| s.as_str())
+        .collect();
+    let codes = json!({ "type": "array", "description": "External codes, each confirmed where it was seen (source: an address, or a repository file at a commit); never guessed.",
+        "items": { "type": "object", "required": ["scheme", "code", "display", "source"], "properties": {
+            "scheme": { "type": "string", "enum": schemes }, "code": { "type": "string" }, "display": { "type": "string" },
+            "source": { "type": "string" },
+            "relation": { "type": "string", "enum": ["finding", "related"], "description": "Absent when the code names the same concept; finding: a set describing the finding the system grades; related: a concept beside it." },
+            "note": { "type": "string" } } } });
     let detail = json!({
         "allOf": [ { "$ref": "#/components/schemas/SystemSummary" } ],
         "type": "object",
@@ -931,9 +941,11 @@ fn components() -> Value {
                     "code": { "type": "string" }, "label": { "type": "string" },
                     "definition": { "$ref": "#/components/schemas/Line" },
                     "risk": { "$ref": "#/components/schemas/Line" },
-                    "management": { "type": "array", "items": { "$ref": "#/components/schemas/Line" } }
+                    "management": { "type": "array", "items": { "$ref": "#/components/schemas/Line" } },
+                    "codes": codes
                 }
             } },
+            "codes": codes,
             "variants": { "type": "array", "items": { "type": "object" } },
             "crossrefs": { "type": "array", "items": { "type": "object", "required": ["relation", "note"] } },
             "gaps": { "type": "array", "items": { "type": "object", "required": ["topic", "reason"] } }
@@ -1026,7 +1038,9 @@ fn components() -> Value {
                 "notice": { "type": "string" }, "totals": { "type": "object" },
                 "by_family": { "type": "array", "items": { "type": "object" } },
                 "by_organ": { "type": "array", "items": { "type": "object" } },
-                "covered": { "type": "array", "items": { "type": "object", "required": ["slug", "counts", "gaps"] } },
+                "covered": { "type": "array", "items": { "type": "object", "required": ["slug", "counts", "gaps"], "properties": {
+                    "inputs_not_modelled": { "type": "array", "items": { "type": "string" }, "description": "Guideline inputs the system's decision units do not take yet." },
+                    "codes": { "type": "object", "additionalProperties": { "type": "integer" }, "description": "How many external codes the system carries, per scheme." } } } },
                 "not_covered": { "type": "array", "items": { "type": "object", "required": ["name", "reason"] } } } },
             "Error": { "type": "object", "required": ["error"], "properties": { "error": { "type": "string" } } },
             "DetailedError": {

@@ -298,6 +298,29 @@ fn coverage_lists_covered_and_not_yet_covered() {
         .as_array()
         .unwrap()
         .contains(&serde_json::json!("T1 signal of the lesion on MRI")));
+    // Which systems carry external codes, per scheme; the detail shows each with its source.
+    assert!(body["totals"]["systems_with_codes"].as_u64().unwrap() >= 10);
+    let bi_rads = body["covered"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["slug"] == "acr-bi-rads-2013")
+        .unwrap();
+    assert!(bi_rads["codes"]["SNOMED CT"].as_u64().unwrap() >= 6);
+    let detail = get("/api/v1/systems/acr-bi-rads-2013").json();
+    assert_eq!(detail["codes"][0]["code"], "RDES245");
+    let category_0 = detail["outcomes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|o| o["code"] == "0")
+        .unwrap();
+    assert_eq!(category_0["codes"][0]["scheme"], "SNOMED CT");
+    assert_eq!(category_0["codes"][0]["code"], "397138000");
+    assert!(category_0["codes"][0]["source"]
+        .as_str()
+        .unwrap()
+        .contains('@'));
     assert!(body["notice"]
         .as_str()
         .unwrap()

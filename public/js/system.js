@@ -34,6 +34,16 @@ function section(id, title, ...content) {
   return h('section', { id, 'aria-labelledby': `${id}-h`, class: 'system-section' }, h('h2', { id: `${id}-h` }, title), content);
 }
 
+/** External codes (RadElement, RadLex, SNOMED CT, LOINC, DICOM), each with where it was confirmed. */
+function codesView(codes) {
+  if (!codes || !codes.length) return null;
+  return h('ul', { class: 'codes' }, codes.map((c) => h('li', {},
+    h('span', { class: 'badge code-scheme' }, c.scheme), ' ', h('code', {}, c.code), ` ${c.display}`,
+    c.relation && c.relation !== 'same' ? h('span', { class: 'muted' }, ` (${c.relation} set)`) : null,
+    h('span', { class: 'muted small' }, ` · confirmed in ${c.source}`),
+    c.note ? h('span', { class: 'muted small' }, ` · ${c.note}`) : null)));
+}
+
 function overview(s) {
   const c = s.currency || {};
   const link = (slug) => h('a', { href: `#/systems/${encodeURIComponent(slug)}` }, slug);
@@ -48,6 +58,7 @@ function overview(s) {
     h('dt', {}, 'Supersedes'), h('dd', {}, list(c.supersedes)),
     h('dt', {}, 'Superseded by'), h('dd', {}, list(c.superseded_by)),
     h('dt', {}, 'Lines'), h('dd', {}, `${s.counts.lines} (${s.counts.verified_lines} verified, ${s.counts.draft_lines} draft)`),
+    s.codes && s.codes.length ? [h('dt', {}, 'Codes'), h('dd', {}, codesView(s.codes))] : null,
     s.abbreviations && s.abbreviations.length ? [h('dt', {}, 'Also called'), h('dd', {}, s.abbreviations.join(', '))] : null,
     s.synonyms && s.synonyms.length ? [h('dt', {}, 'Synonyms'), h('dd', {}, s.synonyms.join(', '))] : null);
 }
@@ -59,7 +70,8 @@ function outcomeView(o, refs, highlight) {
     o.risk ? h('div', { class: 'risk' }, lineView(o.risk, refs, { lead: 'Risk:' })) : null,
     h('h4', {}, 'Management'),
     o.management.length ? o.management.map((m) => lineView(m, refs))
-      : h('p', { class: 'muted' }, 'The source gives no management for this category.'));
+      : h('p', { class: 'muted' }, 'The source gives no management for this category.'),
+    codesView(o.codes));
 }
 
 function inputView(i, refs) {
@@ -67,8 +79,9 @@ function inputView(i, refs) {
   if (i.type === 'number') detail = `number${i.unit ? ` (${i.unit})` : ''}${i.min !== undefined ? `, min ${i.min}` : ''}${i.max !== undefined ? `, max ${i.max}` : ''}`;
   return h('li', { class: 'input' },
     h('p', {}, h('strong', {}, i.label), h('span', { class: 'muted' }, ` — ${detail} · id ${i.id}`)),
-    i.values ? h('ul', { class: 'values' }, i.values.map((v) => h('li', {}, v.label, v.points !== undefined ? h('span', { class: 'muted' }, ` (${v.points} points)`) : null))) : null,
-    i.text ? lineView(i, refs) : null);
+    i.values ? h('ul', { class: 'values' }, i.values.map((v) => h('li', {}, v.label, v.points !== undefined ? h('span', { class: 'muted' }, ` (${v.points} points)`) : null, codesView(v.codes)))) : null,
+    i.text ? lineView(i, refs) : null,
+    codesView(i.codes));
 }
 
 function unitView(u, refs, names, outcomes) {
@@ -77,6 +90,7 @@ function unitView(u, refs, names, outcomes) {
     h('p', { class: 'muted small' }, `Reads: ${u.inputs.map((x) => (names[x] ? names[x].label : x)).join(', ')}`,
       u.score ? ` · Score “${u.score.label}” = sum of ${u.score.sum.map((x) => (names[x] ? names[x].label : x)).join(' + ')}` : ''),
     u.text ? lineView(u, refs) : null,
+    codesView(u.codes),
     h('p', { class: 'small' }, 'Rules, in order: the first whose condition holds wins.'),
     h('ol', { class: 'rules' }, u.rules.map((r) => h('li', {},
       h('p', { class: 'rule-when' }, h('span', { class: 'muted' }, 'When '), conditionText(r.when, names), ' → ',

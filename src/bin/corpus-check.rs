@@ -77,6 +77,26 @@ fn main() -> ExitCode {
                     String::new()
                 }
             );
+            // Which systems carry external codes (RadElement, RadLex, SNOMED CT, LOINC, DICOM).
+            let (coded, uncoded): (Vec<_>, Vec<_>) = sources
+                .systems
+                .iter()
+                .map(|(_, s)| (s.slug.as_str(), radref::corpus::compile::all_codes(s).len()))
+                .partition(|(_, n)| *n > 0);
+            println!(
+                "external codes: {} systems with codes ({}); without: {}",
+                coded.len(),
+                coded
+                    .iter()
+                    .map(|(s, n)| format!("{s} {n}"))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                uncoded
+                    .iter()
+                    .map(|(s, _)| *s)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            );
             // The guideline inputs each system knowingly does not model (its gaps of kind
             // `input`): what the evaluator cannot be asked yet.
             let not_modelled: Vec<String> = sources

@@ -558,3 +558,41 @@ fn a_rule_no_input_can_reach_refuses_the_build() {
     let paths: Vec<&str> = found.iter().map(|p| p.path.as_str()).collect();
     assert_eq!(paths, [path(1), path(4)]);
 }
+
+/// A confirmed code, as the corpus writes one.
+fn snomed(code: &str) -> Value {
+    json!({"scheme": "SNOMED CT", "code": code, "display": "Mammography assessment (Category 0)",
+           "source": "https://dicom.nema.org/medical/dicom/current/output/chtml/part16/sect_CID_6027.html"})
+}
+
+#[test]
+fn codes_are_checked_by_their_scheme_and_must_say_where_they_were_confirmed() {
+    // A valid code anywhere it may be carried passes.
+    let mut ok = fixture();
+    ok["codes"] = json!([snomed("397138000")]);
+    ok["outcomes"][0]["codes"] = json!([{"scheme": "RadLex", "code": "RID50296", "display": "x",
+        "source": "owner/repo:path/file.fsh@9f098270ff7180e43a8df1a2eef0130b72231d5b"}]);
+    assert_eq!(problems_for(&ok, "test-rads-2020\n", None), vec![]);
+    // A SNOMED CT identifier whose Verhoeff check digit fails (one digit off) is refused.
+    assert_fails(
+        |s| s["codes"] = json!([snomed("397138001")]),
+        "$.codes[0]",
+        "Verhoeff",
+    );
+    assert_fails(
+        |s| s["outcomes"][0]["codes"] = json!([{"scheme": "RadElement", "code": "RDES12.3", "display": "x", "source": "https://radelement.org/"}]),
+        "$.outcomes[0].codes[0]",
+        "not a well-formed RadElement code",
+    );
+    assert_fails(
+        |s| s["inputs"][0]["codes"] = json!([{"scheme": "LOINC", "code": "36625", "display": "x", "source": "https://loinc.org/"}]),
+        "$.inputs[0].codes[0]",
+        "not a well-formed LOINC code",
+    );
+    // Where it was confirmed: an address, or a repository file at a commit.
+    assert_fails(
+        |s| s["codes"] = json!([{"scheme": "RadElement", "code": "RDES245", "display": "BI-RADS", "source": "the RadElement site"}]),
+        "$.codes[0]",
+        "where it was confirmed",
+    );
+}

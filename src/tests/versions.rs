@@ -136,7 +136,10 @@ fn the_pi_rads_diff_names_the_transition_zone_upgrade_with_its_cited_rule() {
     let text = String::from_utf8(md.body.to_vec()).unwrap();
     assert!(text.contains("### rule added"), "{text}");
     let refs = &text[text.find("References:").unwrap()..];
-    assert!(refs.contains("1. Weinreb JC") && refs.contains("2. Turkbey B"), "{text}");
+    assert!(
+        refs.contains("1. Weinreb JC") && refs.contains("2. Turkbey B"),
+        "{text}"
+    );
     // The DWI score definitions that v2.1 rewrote are shown side by side.
     let dwi = d["changes"]
         .as_array()
@@ -144,7 +147,10 @@ fn the_pi_rads_diff_names_the_transition_zone_upgrade_with_its_cited_rule() {
         .iter()
         .find(|c| c["kind"] == "values_redescribed" && c["subject"] == "dwi_score")
         .expect("dwi_score redescribed");
-    assert!(dwi["added"].as_array().unwrap().contains(&json!("2")), "{dwi}");
+    assert!(
+        dwi["added"].as_array().unwrap().contains(&json!("2")),
+        "{dwi}"
+    );
 }
 
 #[test]

@@ -89,6 +89,17 @@ test('an earlier version shows what changed in the later one, both sides cited',
   assertNoPageErrors(b.errors);
 });
 
+test('a system shows its external codes with where each was confirmed', async () => {
+  const { page } = b;
+  await page.goto('/#/systems/acr-bi-rads-2013');
+  await page.getByRole('heading', { level: 2, name: /^Categories and outcomes/ }).waitFor();
+  const overview = page.locator('.facts .codes li', { hasText: 'RDES245' });
+  assert.match(await overview.innerText(), /RadElement/);
+  const category0 = page.locator('#outcome-0 .codes li', { hasText: '397138000' });
+  assert.match(await category0.innerText(), /SNOMED CT .*confirmed in/);
+  assertNoPageErrors(b.errors);
+});
+
 test('a category hit opens its system at that category', async () => {
   const { page } = b;
   await page.goto('/#/?q=bosniack%20IIF');

@@ -603,6 +603,7 @@ fn coverage(
                 "counts": c,
                 "gaps": s.gaps,
                 "inputs_not_modelled": s.gaps.iter().filter(|g| g.kind == GapKind::Input).map(|g| g.topic.as_str()).collect::<Vec<_>>(),
+                "codes": code_counts(s),
             })
         })
         .collect();
@@ -613,13 +614,42 @@ fn coverage(
         .unwrap_or_default();
     let body = serde_json::json!({
         "notice": NOTICE,
-        "totals": { "systems": systems.len(), "counts": totals },
+        "totals": { "systems": systems.len(), "counts": totals,
+            "systems_with_codes": systems.iter().filter(|s| !all_codes(s).is_empty()).count() },
         "by_family": by_family,
         "by_organ": by_organ,
         "covered": covered,
         "not_covered": not_covered,
     });
     serde_json::to_vec(&body).map_err(|e| e.to_string())
+}
+
+/// Every external code a system carries: its own, its inputs' and their values', its units'
+/// and its outcomes'.
+pub fn all_codes(s: &System) -> Vec<&Code> {
+    let mut out: Vec<&Code> = s.codes.iter().collect();
+    for i in &s.inputs {
+        out.extend(&i.codes);
+        for v in &i.values {
+            out.extend(&v.codes);
+        }
+    }
+    for u in &s.decision_units {
+        out.extend(&u.codes);
+    }
+    for o in &s.outcomes {
+        out.extend(&o.codes);
+    }
+    out
+}
+
+/// How many codes a system carries, per scheme (schemes it has none of are left out).
+fn code_counts(s: &System) -> BTreeMap<&'static str, usize> {
+    let mut counts = BTreeMap::new();
+    for c in all_codes(s) {
+        *counts.entry(c.scheme.as_str()).or_insert(0) += 1;
+    }
+    counts
 }
 
 /// The RSS 2.0 feed of version events. `{{BASE}}` stands for the service's origin and is

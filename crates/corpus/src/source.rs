@@ -239,6 +239,9 @@ pub struct System {
     pub variants: Vec<Variant>,
     pub crossrefs: Vec<Crossref>,
     pub gaps: Vec<Gap>,
+    /// External codes of the system (a RadElement set, a SNOMED CT observable).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub codes: Vec<Code>,
 }
 
 /// Validity of the version.
@@ -376,6 +379,8 @@ pub struct InputValue {
     pub label: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub points: Option<f64>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub codes: Vec<Code>,
 }
 
 line_struct! {
@@ -395,6 +400,8 @@ line_struct! {
         pub max: Option<f64>,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub derived_from: Option<String>,
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        pub codes: Vec<Code>,
     }
 }
 
@@ -419,6 +426,9 @@ line_struct! {
         /// Test vectors: `build.rs` evaluates each and refuses the build on a mismatch.
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         pub examples: Vec<Example>,
+        /// External codes of what the unit decides (a RadElement category element).
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        pub codes: Vec<Code>,
     }
 }
 
@@ -532,6 +542,78 @@ pub struct Outcome {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub risk: Option<Line>,
     pub management: Vec<Line>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub codes: Vec<Code>,
+}
+
+/// A code of another terminology for a system, an input, a value, a decision unit or an
+/// outcome, as confirmed where it was seen: never guessed.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Code {
+    pub scheme: CodeScheme,
+    pub code: String,
+    /// The code's name in its terminology.
+    pub display: String,
+    /// Where the code was confirmed: a URL, or `owner/repo:path@commit`.
+    pub source: String,
+    /// How the coded concept relates to what carries it.
+    #[serde(default, skip_serializing_if = "CodeRelation::is_same")]
+    pub relation: CodeRelation,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
+
+/// The terminologies codes come from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum CodeScheme {
+    RadElement,
+    RadLex,
+    #[serde(rename = "SNOMED CT")]
+    SnomedCt,
+    #[serde(rename = "LOINC")]
+    Loinc,
+    #[serde(rename = "DICOM")]
+    Dicom,
+}
+
+impl CodeScheme {
+    pub const ALL: [CodeScheme; 5] = [
+        CodeScheme::RadElement,
+        CodeScheme::RadLex,
+        CodeScheme::SnomedCt,
+        CodeScheme::Loinc,
+        CodeScheme::Dicom,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CodeScheme::RadElement => "RadElement",
+            CodeScheme::RadLex => "RadLex",
+            CodeScheme::SnomedCt => "SNOMED CT",
+            CodeScheme::Loinc => "LOINC",
+            CodeScheme::Dicom => "DICOM",
+        }
+    }
+}
+
+/// What a code names, relative to what carries it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CodeRelation {
+    /// The same concept: the system's set, the input's element, the category's code.
+    #[default]
+    Same,
+    /// A set or element describing the finding the system grades, not the system itself.
+    Finding,
+    /// A related concept (a measurement set beside the system).
+    Related,
+}
+
+impl CodeRelation {
+    pub fn is_same(&self) -> bool {
+        *self == CodeRelation::Same
+    }
 }
 
 /// Appropriateness ratings.

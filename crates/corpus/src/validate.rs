@@ -172,6 +172,7 @@ impl Checker<'_> {
         self.outcomes();
         self.variants();
         self.crossrefs();
+        self.codes();
         for (i, gap) in s.gaps.iter().enumerate() {
             if gap.topic.trim().is_empty() || gap.reason.trim().is_empty() {
                 self.fail(format!("$.gaps[{i}]"), "a gap needs a topic and a reason");
@@ -640,6 +641,57 @@ impl Checker<'_> {
         }
     }
 
+    /// Every external code of the system, wherever it is carried.
+    fn codes(&mut self) {
+        let s = self.system;
+        let mut all: Vec<(String, &Code)> = Vec::new();
+        all.extend(
+            s.codes
+                .iter()
+                .enumerate()
+                .map(|(k, c)| (format!("$.codes[{k}]"), c)),
+        );
+        for (i, input) in s.inputs.iter().enumerate() {
+            all.extend(
+                input
+                    .codes
+                    .iter()
+                    .enumerate()
+                    .map(|(k, c)| (format!("$.inputs[{i}].codes[{k}]"), c)),
+            );
+            for (j, v) in input.values.iter().enumerate() {
+                all.extend(
+                    v.codes
+                        .iter()
+                        .enumerate()
+                        .map(|(k, c)| (format!("$.inputs[{i}].values[{j}].codes[{k}]"), c)),
+                );
+            }
+        }
+        for (u, unit) in s.decision_units.iter().enumerate() {
+            all.extend(
+                unit.codes
+                    .iter()
+                    .enumerate()
+                    .map(|(k, c)| (format!("$.decision_units[{u}].codes[{k}]"), c)),
+            );
+        }
+        for (o, outcome) in s.outcomes.iter().enumerate() {
+            all.extend(
+                outcome
+                    .codes
+                    .iter()
+                    .enumerate()
+                    .map(|(k, c)| (format!("$.outcomes[{o}].codes[{k}]"), c)),
+            );
+        }
+        for (path, c) in all {
+            if let Err(reason) = check_code(c) {
+                self.fail(path, reason);
+            }
+        }
+    }
+
     fn known_slug(&mut self, path: &str, slug: &str) {
         if !self.known_slugs.contains(slug) {
             self.fail(
@@ -690,6 +742,91 @@ impl Checker<'_> {
             );
         }
     }
+}
+
+/// A code's form for its scheme, its name, and where it was confirmed. A SNOMED CT identifier
+/// must pass its Verhoeff check digit, so a mistyped one is refused.
+pub fn check_code(c: &Code) -> Result<(), String> {
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    let ok = match c.scheme {
+        CodeScheme::RadElement => {
+            let rest = c
+                .code
+                .strip_prefix("RDES")
+                .or_else(|| c.code.strip_prefix("RDE"));
+            rest.is_some_and(|r| match r.split_once('.') {
+                Some((element, value)) => {
+                    c.code.starts_with("RDE")
+                        && !c.code.starts_with("RDES")
+                        && digits(element)
+                        && digits(value)
+                }
+                None => digits(r),
+            })
+        }
+        CodeScheme::RadLex => c.code.strip_prefix("RID").is_some_and(digits),
+        CodeScheme::SnomedCt => {
+            digits(&c.code) && (6..=18).contains(&c.code.len()) && verhoeff_valid(&c.code)
+        }
+        CodeScheme::Loinc => c.code.split_once('-').is_some_and(|(n, check)| {
+            digits(n) && n.len() <= 7 && check.len() == 1 && digits(check)
+        }),
+        CodeScheme::Dicom => digits(&c.code),
+    };
+    if !ok {
+        return Err(format!(
+            "'{}' is not a well-formed {} code{}",
+            c.code,
+            c.scheme.as_str(),
+            if c.scheme == CodeScheme::SnomedCt {
+                " (its Verhoeff check digit fails, or it is not 6 to 18 digits)"
+            } else {
+                ""
+            }
+        ));
+    }
+    if c.display.trim().is_empty() {
+        return Err("a code needs its display name".into());
+    }
+    let repo_at_commit = c.source.split_once('@').is_some_and(|(_, commit)| {
+        commit.len() >= 40 && commit[..40].bytes().all(|b| b.is_ascii_hexdigit())
+    });
+    if !(c.source.contains("https://") || repo_at_commit) {
+        return Err("a code's source is where it was confirmed: an https:// address or owner/repo:path@commit".into());
+    }
+    Ok(())
+}
+
+/// The Verhoeff check (dihedral group D5) over a string of digits, check digit last.
+fn verhoeff_valid(number: &str) -> bool {
+    const D: [[u8; 10]; 10] = [
+        [0, 1, 2, 3, 4, 5, 6, 7, 8, 9],
+        [1, 2, 3, 4, 0, 6, 7, 8, 9, 5],
+        [2, 3, 4, 0, 1, 7, 8, 9, 5, 6],
+        [3, 4, 0, 1, 2, 8, 9, 5, 6, 7],
+        [4, 0, 1, 2, 3, 9, 5, 6, 7, 8],
+        [5, 9, 8, 7, 6, 0, 4, 3, 2, 1],
+        [6, 5, 9, 8, 7, 1, 0, 4, 3, 2],
+        [7, 6, 5, 9, 8, 2, 1, 0, 4, 3],
+        [8, 7, 6, 5, 9, 3, 2, 1, 0, 4],
+        [9, 8, 7, 6, 5, 4, 3, 2, 1, 0],
+    ];
+    const P: [[u8; 10]; 8] = [
+        [0, 1, 2, 3, 4, 5, 6, 7, 8, 9],
+        [1, 5, 7, 6, 2, 8, 3, 0, 9, 4],
+        [5, 8, 0, 3, 7, 9, 6, 1, 4, 2],
+        [8, 9, 1, 6, 0, 4, 3, 5, 2, 7],
+        [9, 4, 5, 3, 1, 2, 6, 8, 7, 0],
+        [4, 2, 8, 6, 5, 7, 3, 9, 0, 1],
+        [2, 7, 9, 3, 8, 0, 6, 4, 1, 5],
+        [7, 0, 4, 6, 9, 1, 3, 2, 5, 8],
+    ];
+    let mut c = 0u8;
+    for (i, b) in number.bytes().rev().enumerate() {
+        let digit = (b - b'0') as usize;
+        c = D[c as usize][P[i % 8][digit] as usize];
+    }
+    c == 0
 }
 
 /// What a condition variable refers to.
