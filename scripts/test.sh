@@ -84,6 +84,10 @@ phase "test: MCP endpoint with the official TypeScript SDK client"
 node tests/mcp/client.mjs "$BASE_URL" || die "MCP client test"
 phase_done
 
+phase "test: FHIR R4 output against the HL7 FHIR R4 JSON Schema (tests/fhir/validate.mjs)"
+node tests/fhir/validate.mjs "$BASE_URL" || die "FHIR validation"
+phase_done
+
 phase "test: the web page in headless Chromium (playwright-core, tests/e2e)"
 # Each test file gives its corpus requests their own client address, so the low corpus limit
 # above does not interfere. sanitize-parity keeps the editor's preview sanitiser and the

@@ -23,6 +23,8 @@ use std::collections::BTreeMap;
 pub enum Format {
     Json,
     Markdown,
+    /// A FHIR R4 Bundle of Observations (`format=fhir`, or `Accept: application/fhir+json`).
+    Fhir,
 }
 
 impl Format {
@@ -31,9 +33,13 @@ impl Format {
         match value.map(|v| v.trim().to_ascii_lowercase()).as_deref() {
             None | Some("") | Some("json") => Ok(Format::Json),
             Some("markdown") => Ok(Format::Markdown),
+            Some("fhir") => Ok(Format::Fhir),
             Some(other) => Err(FeatureError::argument(
                 "format",
-                format!("unknown format '{other}'; allowed: json, markdown"),
+                format!(
+                    "unknown format '{other}'; allowed: {}",
+                    crate::schema::EVALUATION_FORMATS.join(", ")
+                ),
             )),
         }
     }
@@ -139,7 +145,7 @@ pub fn from_object(
         Some(_) => {
             return Err(FeatureError::argument(
                 "format",
-                "'format' must be json or markdown",
+                "'format' must be json, markdown or fhir",
             ))
         }
     };

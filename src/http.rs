@@ -123,6 +123,7 @@ pub const READ_HEADERS: &[&str] = &[
     "idempotency-key",
     "cf-connecting-ip",
     "mcp-protocol-version",
+    "accept",
 ];
 
 /// Looks a header up in the runtime's request by its lower-case name.

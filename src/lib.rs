@@ -31,6 +31,7 @@ pub mod db;
 pub mod error;
 pub mod evaluation;
 pub(crate) mod feature;
+pub mod fhir;
 pub mod filter;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod host;

@@ -515,6 +515,20 @@ fn corpus_operation(op: CorpusOp) -> Value {
         CorpusOp::GetChangesRss => text_get("application/rss+xml", "RSS 2.0 feed."),
         CorpusOp::EvaluateSystem | CorpusOp::EvaluateSystemPost => evaluate_operation(op == CorpusOp::EvaluateSystemPost),
         CorpusOp::DiffSystems | CorpusOp::RescoreSystems => versions_operation(op),
+        CorpusOp::GetFhirCodeSystem => json!({
+            "description": "A FHIR R4 CodeSystem resource for one system and version: its decision units (`unit:<id>`), inputs (`input:<id>`), input values (`input:<id>=<value>`) and categories (their own codes), each with its definition. Its `url` is the `system` of radref's codings in the Observations that evaluate with format=fhir return; one CodeSystem per version, because a category means something else in another version.",
+            "parameters": [ path("id", "The system's stable slug.", json!({ "type": "string" })) ],
+            "responses": {
+                "200": { "description": "The CodeSystem.", "headers": rate_headers(),
+                    "content": { "application/fhir+json": { "schema": { "type": "object", "required": ["resourceType", "url", "status", "content", "concept"],
+                        "properties": { "resourceType": { "const": "CodeSystem" }, "url": { "type": "string" }, "version": { "type": "string" },
+                            "status": { "type": "string", "enum": ["draft", "active"] }, "content": { "const": "complete" },
+                            "concept": { "type": "array", "items": { "type": "object", "required": ["code"] } } } } } } },
+                "304": { "$ref": "#/components/responses/NotModified" },
+                "404": error_response("Unknown slug; the message suggests the closest slugs."),
+                "429": { "$ref": "#/components/responses/RateLimited" }
+            }
+        }),
         CorpusOp::GetCoverage => corpus_get(json!([]),
             ok("Coverage report.", json!({ "$ref": "#/components/schemas/Coverage" }))),
     }
@@ -603,8 +617,8 @@ fn evaluate_operation(post: bool) -> Value {
     let id = json!({ "name": "id", "in": "path", "required": true, "description": format!("The system's stable slug (e.g. {slug})."), "schema": { "type": "string" } });
     let format = q(
         "format",
-        "json (default) or markdown: one compact cited block for an assistant.",
-        json!({ "type": "string", "enum": ["json", "markdown"] }),
+        "json (default), markdown (one compact cited block for an assistant) or fhir (a FHIR R4 Bundle of Observations; also chosen by Accept: application/fhir+json when no format is given).",
+        json!({ "type": "string", "enum": schema::EVALUATION_FORMATS }),
         false,
     );
     let units = schema::unit_ids();
@@ -618,7 +632,10 @@ fn evaluate_operation(post: bool) -> Value {
         },
         "content": {
             "application/json": { "schema": { "$ref": "#/components/schemas/Evaluation" } },
-            "text/markdown": { "schema": { "type": "string" } }
+            "text/markdown": { "schema": { "type": "string" } },
+            "application/fhir+json": { "schema": { "type": "object", "required": ["resourceType", "type", "entry"],
+                "description": "format=fhir (or Accept: application/fhir+json with no format): a FHIR R4 Bundle of type collection, one Observation per decided unit (status preliminary while a line it rests on is a draft; code the unit; valueCodeableConcept the category, or valueString the result; component the inputs given; method the system, version and rule; note the cited lines with their locators).",
+                "properties": { "resourceType": { "const": "Bundle" }, "type": { "const": "collection" }, "entry": { "type": "array", "items": { "type": "object" } } } } }
         }
     });
     let mut responses = json!({

@@ -82,6 +82,7 @@ pub enum CorpusOp {
     EvaluateSystemPost,
     DiffSystems,
     RescoreSystems,
+    GetFhirCodeSystem,
 }
 
 /// Grounded context for a finding.
@@ -196,6 +197,7 @@ impl Op {
                 | CorpusOp::GetSystem
                 | CorpusOp::EvaluateSystem
                 | CorpusOp::DiffSystems
+                | CorpusOp::GetFhirCodeSystem
                 | CorpusOp::SearchCorpus
                 | CorpusOp::ListChanges
                 | CorpusOp::GetChangesRss
@@ -390,6 +392,8 @@ pub const ENDPOINTS: &[Endpoint] = &[
         "What changed between two versions of one guideline: inputs, values, units, categories, thresholds, rules and management, each change with both sides' cited lines").with_tool(&DIFF_TOOL),
     row(Post, "/api/v1/systems/{id}/rescore/{other}", Op::Corpus(CorpusOp::RescoreSystems), Open, Simple, Limit::Client, "corpus",
         "One input set, or up to 100, under two versions of one guideline: each unit's answer under both, which moved and by which rule, and what each version still needs").with_tool(&RESCORE_TOOL),
+    row(Get, "/api/v1/fhir/CodeSystem/{id}", Op::Corpus(CorpusOp::GetFhirCodeSystem), Open, Simple, Limit::Client, "corpus",
+        "radref's FHIR R4 CodeSystem of one system and version: the codes its FHIR Observations use (units, inputs, values, categories)"),
     row(Get, "/api/v1/search", Op::Corpus(CorpusOp::SearchCorpus), Open, Simple, Limit::Client, "corpus",
         "Ranked, typo-tolerant search across systems and outcomes").with_tool(&SEARCH_TOOL),
     row(Get, "/api/v1/context", Op::Context(ContextOp::GetGroundedContext), Key(Scope::Context), Simple, Limit::Client, "corpus",

@@ -117,7 +117,7 @@ const MAX_TOKENS: Kind = Kind::Integer {
 const MAX_TOKENS_ABOUT: &str = "The markdown block's budget in approximate tokens (4 characters each): findings and systems that do not fit are named at its end, not silently cut.";
 
 /// The formats of an evaluation.
-pub const EVALUATION_FORMATS: &[&str] = &["json", "markdown"];
+pub const EVALUATION_FORMATS: &[&str] = &["json", "markdown", "fhir"];
 
 const SEARCH: &[Arg] = &[
     arg(
@@ -322,7 +322,7 @@ const EVALUATE_POST: &[Arg] = &[
         Body,
         Kind::Choice(EVALUATION_FORMATS),
         false,
-        "json (default) or markdown.",
+        "json (default), markdown, or fhir: a FHIR R4 Bundle of Observations (also chosen by Accept: application/fhir+json when no format is given).",
     ),
 ];
 

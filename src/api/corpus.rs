@@ -37,6 +37,7 @@ pub fn dispatch<S: Services>(op: CorpusOp, call: &Call<'_, S>) -> Result<Respons
         CorpusOp::EvaluateSystemPost => evaluate(request, call.path("id"), true),
         CorpusOp::DiffSystems => diff(request, call.path("id"), call.path("other")),
         CorpusOp::RescoreSystems => rescore(request, call.path("id"), call.path("other")),
+        CorpusOp::GetFhirCodeSystem => fhir_code_system(request, call.path("id")),
     }
 }
 
@@ -177,7 +178,8 @@ fn evaluate(request: &Request, slug: &str, post: bool) -> Result<Response, ApiEr
         CorpusOp::EvaluateSystem
     });
     let logic = args::logic(op, slug, Door::Http)?;
-    let ask = if post {
+    let mut named_format = request.get("format")?.is_some();
+    let mut ask = if post {
         let body: serde_json::Value = serde_json::from_slice(json_bytes(request)?)
             .map_err(|e| ApiError::bad_request(format!("invalid JSON body: {e}")))?;
         let serde_json::Value::Object(body) = body else {
@@ -185,6 +187,7 @@ fn evaluate(request: &Request, slug: &str, post: bool) -> Result<Response, ApiEr
                 "the body must be a JSON object {inputs, units?, format?}",
             ));
         };
+        named_format |= body.contains_key("format");
         evaluation::from_object(
             logic,
             &body,
@@ -194,8 +197,27 @@ fn evaluate(request: &Request, slug: &str, post: bool) -> Result<Response, ApiEr
     } else {
         evaluation::from_query(logic, &request.query_pairs())?
     };
+    // A FHIR client asks by media type.
+    let wants_fhir = request
+        .header("accept")
+        .is_some_and(|a| a.to_ascii_lowercase().contains("application/fhir+json"));
+    if !named_format && wants_fhir {
+        ask.format = evaluation::Format::Fhir;
+    }
     let eval = evaluation::run(logic, &ask)?;
     let response = match ask.format {
+        evaluation::Format::Fhir => {
+            let bundle = crate::fhir::bundle(
+                logic,
+                &ask,
+                &eval,
+                &request.origin,
+                &evaluation::link(logic, &ask),
+            );
+            let body = serde_json::to_vec(&bundle)
+                .map_err(|e| ApiError::internal(format!("FHIR bundle: {e}")))?;
+            Response::bytes(200, crate::fhir::MEDIA_TYPE, body)
+        }
         evaluation::Format::Json => Response::json(200, &evaluation::answer(logic, &ask, &eval)),
         evaluation::Format::Markdown => {
             let md = evaluation::to_markdown(logic, &ask, &eval);
@@ -207,8 +229,20 @@ fn evaluate(request: &Request, slug: &str, post: bool) -> Result<Response, ApiEr
     Ok(if post {
         response
     } else {
-        cached(request, response)
+        // The same URL answers JSON or FHIR by the Accept header.
+        cached(request, response).with_header("vary", "Accept")
     })
+}
+
+/// `GET /api/v1/fhir/CodeSystem/{slug}`: radref's codes of one system and version.
+fn fhir_code_system(request: &Request, slug: &str) -> Result<Response, ApiError> {
+    let logic = args::logic(Op::Corpus(CorpusOp::GetFhirCodeSystem), slug, Door::Http)?;
+    let body = serde_json::to_vec(&crate::fhir::code_system(logic, &request.origin))
+        .map_err(|e| ApiError::internal(format!("FHIR CodeSystem: {e}")))?;
+    Ok(cached(
+        request,
+        Response::bytes(200, crate::fhir::MEDIA_TYPE, body),
+    ))
 }
 
 /// `GET /api/v1/systems`

@@ -137,6 +137,9 @@ pub struct Logic {
     pub lineage: Vec<super::source::LineageEvent>,
     /// Its links to other systems (a `supersedes` link may map ids).
     pub crossrefs: Vec<Link>,
+    /// Its external codes (a RadElement set, a SNOMED CT observable).
+    #[serde(default)]
+    pub codes: Vec<super::source::Code>,
 }
 
 /// A link of a system's detail as the version comparison reads it (the detail adds fields of

@@ -220,3 +220,74 @@ fn a_context_answer_links_each_system_to_its_evaluation() {
         }
     }
 }
+
+#[test]
+fn fhir_is_a_bundle_of_one_observation_per_decided_unit_with_the_codes_it_rests_on() {
+    let by_accept =
+        send(Request::new(Method::Get, TR4_12MM).with_header("accept", "application/fhir+json"));
+    assert_eq!(by_accept.status, 200);
+    assert!(by_accept
+        .header("content-type")
+        .unwrap()
+        .starts_with("application/fhir+json"));
+    assert_eq!(by_accept.header("vary"), Some("Accept"));
+    let b = json_of(&by_accept);
+    assert_eq!(b["resourceType"], "Bundle");
+    assert_eq!(b["type"], "collection");
+    let entries = b["entry"].as_array().unwrap();
+    assert_eq!(entries.len(), 2, "both TI-RADS units decide");
+    let level = &entries[0]["resource"];
+    assert_eq!(level["status"], "preliminary", "its lines are drafts");
+    let system = "http://localhost/api/v1/fhir/CodeSystem/acr-ti-rads-2017";
+    let coded = |concept: &Value, code: &str| {
+        concept["coding"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|c| c["system"] == system && c["code"] == code)
+    };
+    assert!(coded(&level["code"], "unit:tirads_level"));
+    assert!(coded(&level["valueCodeableConcept"], "TR4"));
+    assert!(level["method"]["text"].as_str().unwrap().contains("rule"));
+    assert!(level["note"][0]["text"]
+        .as_str()
+        .unwrap()
+        .contains("Figure 1"));
+    let size = level["component"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["valueQuantity"].is_object())
+        .unwrap();
+    assert_eq!(size["valueQuantity"]["value"], 12.0);
+    assert_eq!(size["valueQuantity"]["system"], "http://unitsofmeasure.org");
+    // format=fhir says the same; format wins over Accept; an unknown format names the three.
+    let by_format = json_of(&get(&format!("{TR4_12MM}&format=fhir")));
+    assert_eq!(by_format, b);
+    let json = send(
+        Request::new(Method::Get, &format!("{TR4_12MM}&format=json"))
+            .with_header("accept", "application/fhir+json"),
+    );
+    assert!(json
+        .header("content-type")
+        .unwrap()
+        .starts_with("application/json"));
+    let bad = get(&format!("{TR4_12MM}&format=hl7"));
+    assert_eq!(bad.status, 400);
+    assert!(error_of(&bad).contains("json, markdown, fhir"));
+    // The CodeSystem the codings name: one per system and version.
+    let cs = json_of(&get("/api/v1/fhir/CodeSystem/acr-ti-rads-2017"));
+    assert_eq!(cs["resourceType"], "CodeSystem");
+    assert_eq!(cs["url"], system);
+    assert_eq!(cs["version"], "2017");
+    let codes: Vec<&str> = cs["concept"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["code"].as_str().unwrap())
+        .collect();
+    for code in ["TR4", "unit:tirads_level", "input:composition=solid"] {
+        assert!(codes.contains(&code), "{code}");
+    }
+    assert_eq!(get("/api/v1/fhir/CodeSystem/ti-rads").status, 404);
+}

@@ -118,6 +118,9 @@ struct CrossrefOut<'a> {
     name: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     external: Option<&'a External>,
+    /// On a `supersedes` link: how the earlier version's ids correspond to this one's.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    maps: Option<&'a Correspondence>,
 }
 
 #[derive(Serialize)]
@@ -146,6 +149,8 @@ struct Detail<'a> {
     variants: &'a [Variant],
     crossrefs: Vec<CrossrefOut<'a>>,
     gaps: &'a [Gap],
+    #[serde(skip_serializing_if = "<[Code]>::is_empty")]
+    codes: &'a [Code],
     counts: Counts,
     links: Links,
 }
@@ -234,9 +239,11 @@ pub fn compile(sources: &Sources) -> Result<Compiled, String> {
                     available: x.slug.as_deref().map(|s| names.contains_key(s)),
                     name: x.slug.as_deref().and_then(|s| names.get(s).copied()),
                     external: x.external.as_ref(),
+                    maps: x.maps.as_ref(),
                 })
                 .collect(),
             gaps: &system.gaps,
+            codes: &system.codes,
             counts: *counts,
             links: Links {
                 self_: links.self_.clone(),

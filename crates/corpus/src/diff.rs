@@ -1031,3 +1031,128 @@ pub fn rescore<'a>(
         },
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn line(text: &str) -> serde_json::Value {
+        json!({"text": text, "citation": "r", "locator": "Table 1", "consensus": "guideline", "verification": "draft"})
+    }
+
+    fn outcome(code: &str) -> Outcome {
+        let mut o = json!({"code": code, "label": code, "definition": line(code), "management": [line(&format!("{code}: follow-up in 6 months"))]});
+        if code == "C" {
+            o["management"] = json!([line("C: follow-up in 12 months")]);
+        }
+        serde_json::from_value(o).unwrap()
+    }
+
+    fn input(id: &str) -> Input {
+        let mut i = line(id);
+        i["id"] = json!(id);
+        i["label"] = json!(id);
+        i["type"] = json!("number");
+        i["unit"] = json!("mm");
+        serde_json::from_value(i).unwrap()
+    }
+
+    fn unit(var: &str, cut: f64, codes: [&str; 2]) -> DecisionUnit {
+        let mut u = line("unit");
+        u["id"] = json!("category");
+        u["title"] = json!("Category");
+        u["inputs"] = json!([var]);
+        let mut r0 = line("small");
+        r0["when"] = json!({"var": var, "op": "lt", "value": cut});
+        r0["outcome"] = json!(codes[0]);
+        let mut r1 = line("large");
+        r1["when"] = json!({"always": true});
+        r1["outcome"] = json!(codes[1]);
+        u["rules"] = json!([r0, r1]);
+        serde_json::from_value(u).unwrap()
+    }
+
+    #[test]
+    fn renamed_inputs_and_categories_moved_thresholds_and_management_are_named() {
+        let (old_in, new_in) = (vec![input("size_mm")], vec![input("diameter_mm")]);
+        let (old_units, new_units) = (
+            vec![unit("size_mm", 6.0, ["A", "B"])],
+            vec![unit("diameter_mm", 8.0, ["A", "C"])],
+        );
+        let (old_out, new_out) = (
+            vec![outcome("A"), outcome("B")],
+            vec![outcome("A"), outcome("C")],
+        );
+        let from = Version {
+            slug: "x-1",
+            name: "X 1",
+            version: "1",
+            model: Model {
+                inputs: &old_in,
+                units: &old_units,
+                outcomes: &old_out,
+            },
+        };
+        let to = Version {
+            slug: "x-2",
+            name: "X 2",
+            version: "2",
+            model: Model {
+                inputs: &new_in,
+                units: &new_units,
+                outcomes: &new_out,
+            },
+        };
+        let maps: Correspondence = serde_json::from_value({
+            let mut m = line("B is called C");
+            m["inputs"] = json!({"size_mm": "diameter_mm"});
+            m["outcomes"] = json!({"B": ["C"]});
+            m
+        })
+        .unwrap();
+        let d = diff(from, to, &Ids::of(Some(&maps), true));
+        let kinds: Vec<Kind> = d.changes.iter().map(|c| c.kind).collect();
+        assert!(kinds.contains(&Kind::InputRenamed), "{kinds:?}");
+        assert!(kinds.contains(&Kind::CategoryRenamed), "{kinds:?}");
+        assert!(kinds.contains(&Kind::ManagementChanged), "{kinds:?}");
+        let moved = d
+            .changes
+            .iter()
+            .find(|c| c.kind == Kind::ThresholdMoved)
+            .expect("threshold");
+        assert_eq!(moved.thresholds[0].var, "diameter_mm");
+        assert_eq!(
+            (
+                moved.thresholds[0].from.as_f64(),
+                moved.thresholds[0].to.as_f64()
+            ),
+            (Some(6.0), Some(8.0))
+        );
+        // The rename is no removal: nothing of the earlier version is reported gone.
+        assert!(
+            !kinds.contains(&Kind::InputRemoved) && !kinds.contains(&Kind::CategoryRemoved),
+            "{kinds:?}"
+        );
+        // Without the correspondence the same pair is an input and a category removed and added.
+        let plain = diff(from, to, &Ids::default());
+        let kinds: Vec<Kind> = plain.changes.iter().map(|c| c.kind).collect();
+        assert!(
+            kinds.contains(&Kind::InputRemoved) && kinds.contains(&Kind::CategoryAdded),
+            "{kinds:?}"
+        );
+        // A re-score reads the earlier id for the later version: 7 mm is B then, A now.
+        let given = serde_json::Map::from_iter([("size_mm".to_string(), json!(7))]);
+        let r = rescore(
+            from,
+            to,
+            &Ids::of(Some(&maps), true),
+            &Ids::of(Some(&maps), false),
+            &given,
+        )
+        .unwrap();
+        assert_eq!(r.units[0].from.as_ref().unwrap().answer, Some("B"));
+        assert_eq!(r.units[0].to.as_ref().unwrap().answer, Some("A"));
+        assert!(r.moved);
+    }
+}
