@@ -308,7 +308,8 @@ fn webhook_schemas() -> Value {
                 "active": { "type": "boolean", "description": "False after five failed attempts of one delivery (delivery_failures) or when paused (by_request)." },
                 "deactivated_at": { "type": ["string", "null"] },
                 "deactivated_reason": { "enum": ["delivery_failures", "by_request", null] },
-                "created_at": { "type": "string" }, "updated_at": { "type": "string" }
+                "created_at": { "type": "string" }, "updated_at": { "type": "string" },
+                "previous_secret_expires_at": { "type": ["string", "null"], "description": "Until when the secret the last rotation replaced signs beside the current one (null: no rotation with an overlap)." }
             }
         },
         "WebhookCreate": {
@@ -816,6 +817,17 @@ fn webhook_operation(op: WebhookOp) -> Value {
                     "properties": { "type": { "anyOf": [ { "$ref": "#/components/schemas/EventType" }, { "type": "null" } ],
                         "description": "The event type to send; absent or null: report.finalized." } } } } } },
                 "responses": webhook_responses("202", body, &["404", "409", "422", "503"]) })
+        }
+        WebhookOp::RotateWebhookSecret => {
+            let body = json!({ "type": "object", "required": ["data", "secret"], "properties": {
+                "data": { "$ref": "#/components/schemas/Webhook" },
+                "secret": { "type": "string", "description": "The new signing secret (48 hex digits), shown this once; the service keeps it sealed. Standard Webhooks libraries take it as whsec_ and its base64, like every radref secret." } } });
+            json!({ "parameters": [ webhook_id() ],
+                "description": format!("Replaces the signing secret with a new one made by the service. Until previous_secret_expires_at (overlap_hours, default {}, at most {}; 0 ends it at once) every delivery is signed with both secrets, the new one first: webhook-signature and X-Radref-Signature then hold two space-separated signatures, and a receiver verifying with either secret accepts it. A rotation during an overlap drops the oldest secret.", wh::DEFAULT_OVERLAP_HOURS, wh::MAX_OVERLAP_HOURS),
+                "requestBody": { "required": false, "content": { "application/json": { "schema": {
+                    "type": "object", "additionalProperties": false,
+                    "properties": { "overlap_hours": { "type": "integer", "minimum": 0, "maximum": wh::MAX_OVERLAP_HOURS, "default": wh::DEFAULT_OVERLAP_HOURS } } } } } },
+                "responses": webhook_responses("200", body, &["404", "422", "503"]) })
         }
         WebhookOp::ListWebhookDeliveries => {
             let mut params = vec![webhook_id()];

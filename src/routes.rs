@@ -125,6 +125,7 @@ pub enum WebhookOp {
     TestWebhook,
     ListWebhookDeliveries,
     RedeliverWebhookEvent,
+    RotateWebhookSecret,
     PublishEvent,
 }
 
@@ -218,6 +219,7 @@ impl Op {
                     body::WEBHOOK
                 }
                 WebhookOp::TestWebhook
+                | WebhookOp::RotateWebhookSecret
                 | WebhookOp::RedeliverWebhookEvent
                 | WebhookOp::DeleteWebhook => body::SMALL,
                 WebhookOp::ListWebhooks
@@ -438,6 +440,8 @@ pub const ENDPOINTS: &[Endpoint] = &[
         "Delete a webhook, its pending deliveries and its attempt log"),
     row(Post, "/api/v1/webhooks/{id}/test", Op::Webhooks(WebhookOp::TestWebhook), WEBHOOKS, Detailed, Limit::Key, "webhooks",
         "Send a signed test event of a chosen type (default report.finalized) to this webhook only, through the same queue and retries"),
+    row(Post, "/api/v1/webhooks/{id}/rotate", Op::Webhooks(WebhookOp::RotateWebhookSecret), WEBHOOKS, Detailed, Limit::Key, "webhooks",
+        "Rotate the signing secret: the new one is returned once; the replaced one signs beside it for the overlap (default 24 h)"),
     row(Get, "/api/v1/webhooks/{id}/deliveries", Op::Webhooks(WebhookOp::ListWebhookDeliveries), WEBHOOKS, Detailed, Limit::Key, "webhooks",
         "The attempt log of this webhook, newest first: event, attempt number, outcome, status code, duration, error, next attempt time"),
     row(Post, "/api/v1/webhooks/{id}/deliveries/{event_id}/redeliver", Op::Webhooks(WebhookOp::RedeliverWebhookEvent), WEBHOOKS, Detailed, Limit::Key, "webhooks",

@@ -260,9 +260,13 @@ fn hmac_hex(key: &[u8], body: &[u8]) -> String {
 
 /// Verifies a delivery the way a subscriber would, from the raw bytes.
 fn assert_signed(r: &Received) {
-    assert_eq!(
-        r.header("x-radref-signature"),
-        format!("sha256={}", hmac_hex(SECRET.as_bytes(), &r.body))
+    // One signature per active secret, space-separated (two during a rotation's overlap).
+    let radref = format!("sha256={}", hmac_hex(SECRET.as_bytes(), &r.body));
+    assert!(
+        r.header("x-radref-signature")
+            .split(' ')
+            .any(|s| s == radref),
+        "X-Radref-Signature"
     );
     let id = r.header("webhook-id");
     let ts = r.header("webhook-timestamp");
@@ -763,4 +767,38 @@ fn event_data_arrives_with_the_publishers_digits_and_escapes() {
     );
     assert_eq!(reply.status, 422, "{}", reply.body);
     assert_eq!(reply.json()["error"]["details"]["field"], "data");
+}
+
+#[test]
+fn a_rotated_secret_signs_beside_the_old_one_during_the_overlap() {
+    let key = key(13);
+    let id = subscribe(&key, "/s13/ok", &["report.finalized"]);
+    let reply = call(
+        &key,
+        "POST",
+        &format!("/api/v1/webhooks/{id}/rotate"),
+        Some(json!({ "overlap_hours": 24 })),
+    );
+    assert_eq!(reply.status, 200, "{}", reply.body);
+    let rotated = reply.json();
+    let new = rotated["secret"].as_str().unwrap().to_string();
+    assert!(rotated["data"]["previous_secret_expires_at"].is_string());
+    publish(&key, "report.finalized", "r-s13");
+    let got = receiver().wait_for("/s13/ok", 1, WAIT);
+    let r = &got[0];
+    // Both secrets sign, the new one first: a receiver still on the old secret and one already
+    // on the new one both accept the delivery.
+    let radref: Vec<&str> = r.header("x-radref-signature").split(' ').collect();
+    assert_eq!(
+        radref,
+        [
+            format!("sha256={}", hmac_hex(new.as_bytes(), &r.body)),
+            format!("sha256={}", hmac_hex(SECRET.as_bytes(), &r.body))
+        ]
+    );
+    assert_signed(r);
+    assert_eq!(r.header("webhook-signature").split(' ').count(), 2);
+    // The secret is not shown again.
+    let shown = call(&key, "GET", &format!("/api/v1/webhooks/{id}"), None);
+    assert!(!shown.body.contains(&new));
 }

@@ -41,6 +41,7 @@ pub async fn dispatch<S: Services>(
         WebhookOp::TestWebhook => test(call).await,
         WebhookOp::ListWebhookDeliveries => deliveries(call).await,
         WebhookOp::RedeliverWebhookEvent => redeliver(call).await,
+        WebhookOp::RotateWebhookSecret => rotate(call).await,
         WebhookOp::PublishEvent => publish(call).await,
     }
 }
@@ -76,6 +77,18 @@ async fn update<S: Services>(call: &Call<'_, S>) -> Result<Response, ApiError> {
     let (config, who) = (&call.app.config, call.who()?);
     let w = subs::update(config, call.services, who, call.path("id"), &fields).await?;
     Ok(data(200, &w))
+}
+
+/// `POST /webhooks/{id}/rotate`: an optional body `{overlap_hours}`; the new secret is in the
+/// answer, once.
+async fn rotate<S: Services>(call: &Call<'_, S>) -> Result<Response, ApiError> {
+    let fields = json_object(call.request, body(subs::ROTATE_FIELDS, true))?;
+    let (config, who) = (&call.app.config, call.who()?);
+    let (w, secret) = subs::rotate(config, call.services, who, call.path("id"), &fields).await?;
+    Ok(Response::json(
+        200,
+        &json!({ "data": w.to_json(), "secret": secret }),
+    ))
 }
 
 /// `DELETE /webhooks/{id}`

@@ -139,8 +139,8 @@ fn no_slug_or_clinical_phrase_is_written_in_code() {
         let code = non_test_code(&std::fs::read_to_string(file).unwrap());
         for literal in literals(&code) {
             let folded = literal.to_lowercase();
-            let schema = MODALITIES.contains(&literal.as_str())
-                || FHIR_NAMES.contains(&literal.as_str());
+            let schema =
+                MODALITIES.contains(&literal.as_str()) || FHIR_NAMES.contains(&literal.as_str());
             if slugs.contains(&literal) || (phrases.contains(&folded) && !schema) {
                 found.push(format!("{}: \"{literal}\"", file.display()));
             }

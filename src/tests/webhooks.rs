@@ -862,3 +862,94 @@ fn event_data_is_delivered_as_the_publisher_wrote_it() {
         assert_eq!(err["error"]["details"]["field"], "data", "{data}: {err}");
     }
 }
+
+#[test]
+fn a_rotated_secret_signs_beside_the_old_one_for_the_overlap_then_alone() {
+    let (app, s) = (app(), sqlite());
+    let id = subscribe(&app, &s, ALICE, &["report.finalized"]);
+    let rotate = |body: Option<Value>| {
+        call(
+            &app,
+            &s,
+            ALICE,
+            Method::Post,
+            &format!("/api/v1/webhooks/{id}/rotate"),
+            body,
+        )
+    };
+    let (status, body) = rotate(Some(json!({ "overlap_hours": 2 })));
+    assert_eq!(status, 200, "{body}");
+    let new = body["secret"].as_str().unwrap().to_string();
+    assert!(
+        new.len() == 48 && new.bytes().all(|b| b.is_ascii_hexdigit()),
+        "{new}"
+    );
+    assert!(body["data"]["previous_secret_expires_at"].is_string());
+    // The secret is shown once: the subscription never shows it again.
+    let (_, shown) = call(
+        &app,
+        &s,
+        ALICE,
+        Method::Get,
+        &format!("/api/v1/webhooks/{id}"),
+        None,
+    );
+    assert!(!shown.to_string().contains(&new));
+    let deliver = || {
+        publish(&app, &s, ALICE, "report.finalized");
+        let message = take_queue(&s).remove(0);
+        assert_eq!(consume(&app, &s, &message), Disposition::Ack);
+        s.posts.borrow().last().unwrap().clone()
+    };
+    // Within the overlap: one signature per secret, the new one first; either verifies.
+    let post = deliver();
+    let id_header = header(&post, "webhook-id").to_string();
+    let ts: u64 = header(&post, "webhook-timestamp").parse().unwrap();
+    let sigs: Vec<&str> = header(&post, "webhook-signature").split(' ').collect();
+    assert_eq!(
+        sigs,
+        [
+            crate::webhooks::standard_signature(new.as_bytes(), &id_header, ts, &post.body),
+            crate::webhooks::standard_signature(SECRET.as_bytes(), &id_header, ts, &post.body)
+        ]
+    );
+    for secret in [new.as_str(), SECRET] {
+        assert!(crate::webhooks::verify_signature(
+            secret.as_bytes(),
+            &post.body,
+            header(&post, "x-radref-signature")
+        ));
+    }
+    // After the overlap only the new secret signs.
+    s.advance(2 * 3_600_000 + 1);
+    let post = deliver();
+    let sigs: Vec<&str> = header(&post, "webhook-signature").split(' ').collect();
+    assert_eq!(sigs.len(), 1);
+    assert!(!crate::webhooks::verify_signature(
+        SECRET.as_bytes(),
+        &post.body,
+        header(&post, "x-radref-signature")
+    ));
+    assert!(crate::webhooks::verify_signature(
+        new.as_bytes(),
+        &post.body,
+        header(&post, "x-radref-signature")
+    ));
+    // overlap_hours 0 ends the old secret at once; a bad overlap is named; another user's
+    // webhook cannot be rotated.
+    let (status, body) = rotate(Some(json!({ "overlap_hours": 0 })));
+    assert_eq!(status, 200);
+    assert!(body["data"]["previous_secret_expires_at"].is_null());
+    let (status, body) = rotate(Some(json!({ "overlap_hours": 500 })));
+    assert_eq!(status, 422, "{body}");
+    assert!(body.to_string().contains("overlap_hours"));
+    let (status, _) = call(
+        &app,
+        &s,
+        BOB,
+        Method::Post,
+        &format!("/api/v1/webhooks/{id}/rotate"),
+        None,
+    );
+    assert_eq!(status, 403);
+}

@@ -98,7 +98,8 @@ async fn attempt<S: Services>(
 
     let rows = services
         .query(Statement::new(
-            "SELECT e.type, e.body, w.url, w.secret_ciphertext, w.active \
+            "SELECT e.type, e.body, w.url, w.secret_ciphertext, w.active, \
+             w.previous_secret_ciphertext, w.previous_secret_expires_ms \
              FROM events e LEFT JOIN webhooks w ON w.id = ?2 WHERE e.id = ?1",
             vec![event_id.clone().into(), webhook_id.clone().into()],
         ))
@@ -136,10 +137,23 @@ async fn attempt<S: Services>(
         return Ok(Disposition::Retry(BACKOFF_SECS));
     };
 
+    // Within a rotation's overlap the secret it replaced signs too, after the current one.
+    let mut secrets = vec![secret];
+    let overlap_ends = opt_int(target, "previous_secret_expires_ms").unwrap_or(0);
+    if (now as i64) < overlap_ends {
+        let previous = config.webhook_key.as_ref().and_then(|key| {
+            super::seal::open(
+                key,
+                &webhook_id,
+                &text(target, "previous_secret_ciphertext").unwrap_or_default(),
+            )
+        });
+        secrets.extend(previous);
+    }
     let number = made + 1;
     let timestamp = now / 1000;
     let headers = signed_headers(
-        &secret,
+        &secrets,
         &event_type,
         id,
         number,
@@ -222,9 +236,10 @@ async fn claim<S: Services>(
 }
 
 /// The headers of one attempt: radref's signature over the body, and the Standard Webhooks
-/// id, timestamp and signature, so receivers can verify either way.
+/// id, timestamp and signature, so receivers can verify either way. Each signature header
+/// holds one signature per active secret, space-separated, the current secret's first.
 fn signed_headers(
-    secret: &str,
+    secrets: &[String],
     event_type: &str,
     id: &str,
     number: u32,
@@ -240,7 +255,11 @@ fn signed_headers(
         ),
         (
             "x-radref-signature".into(),
-            super::signature(secret.as_bytes(), body.as_bytes()),
+            secrets
+                .iter()
+                .map(|s| super::signature(s.as_bytes(), body.as_bytes()))
+                .collect::<Vec<_>>()
+                .join(" "),
         ),
         ("x-radref-event".into(), event_type.to_string()),
         ("x-radref-delivery".into(), id.to_string()),
@@ -249,7 +268,13 @@ fn signed_headers(
         ("webhook-timestamp".into(), timestamp.to_string()),
         (
             "webhook-signature".into(),
-            super::standard_signature(secret.as_bytes(), event_id, timestamp, body.as_bytes()),
+            secrets
+                .iter()
+                .map(|s| {
+                    super::standard_signature(s.as_bytes(), event_id, timestamp, body.as_bytes())
+                })
+                .collect::<Vec<_>>()
+                .join(" "),
         ),
     ]
 }

@@ -26,6 +26,10 @@ pub const EVENT_TYPES: [&str; 6] = [
     "connection.status_changed",
 ];
 
+/// How long the secret a rotation replaces keeps signing, by default and at most, in hours.
+pub const DEFAULT_OVERLAP_HOURS: u64 = 24;
+pub const MAX_OVERLAP_HOURS: u64 = 168;
+
 /// Shortest and longest accepted secret, in characters.
 pub const MIN_SECRET_CHARS: usize = 16;
 pub const MAX_SECRET_CHARS: usize = 256;
@@ -53,9 +57,14 @@ pub fn signature(secret: &[u8], body: &[u8]) -> String {
     format!("sha256={}", hex::encode(hmac_sha256(secret, &[body])))
 }
 
-/// Checks an `X-Radref-Signature` value against a body, in constant time.
+/// Checks an `X-Radref-Signature` value against a body, in constant time: during a secret
+/// rotation's overlap the header holds one signature per secret, space-separated, and one
+/// matching is enough.
 pub fn verify_signature(secret: &[u8], body: &[u8], header: &str) -> bool {
-    crate::auth::constant_time_eq(signature(secret, body).as_bytes(), header.trim().as_bytes())
+    let expected = signature(secret, body);
+    header
+        .split_ascii_whitespace()
+        .any(|s| crate::auth::constant_time_eq(expected.as_bytes(), s.as_bytes()))
 }
 
 /// The Standard Webhooks `webhook-signature` value: `v1,` and the base64 HMAC-SHA256 of

@@ -5,7 +5,9 @@
 use super::delivery::cancel_pending;
 use super::publish::{publish, queue_deliveries, sample_data, EventData, Published, Targets};
 use super::recovery;
-use super::{check_events, check_secret, check_url, seal, Invalid};
+use super::{
+    check_events, check_secret, check_url, seal, Invalid, DEFAULT_OVERLAP_HOURS, MAX_OVERLAP_HOURS,
+};
 use crate::call::Principal;
 use crate::config::{Config, SecretKey};
 use crate::db::{int, opt_int, string_list, text, Row, SqlValue, Statement};
@@ -19,6 +21,7 @@ pub const MAX_WEBHOOKS_PER_USER: i64 = 50;
 /// Fields a subscription body may carry: on create, and on update.
 pub const CREATE_FIELDS: &[&str] = &["url", "events", "secret"];
 pub const UPDATE_FIELDS: &[&str] = &["url", "events", "secret", "active"];
+pub const ROTATE_FIELDS: &[&str] = &["overlap_hours"];
 
 /// A subscription as stored (without its sealed secret).
 #[derive(Clone, Debug, PartialEq)]
@@ -32,10 +35,12 @@ pub struct Webhook {
     pub deactivated_reason: Option<String>,
     pub created_at: String,
     pub updated_at: String,
+    /// Until when the secret the last rotation replaced still signs (milliseconds).
+    pub previous_secret_expires_ms: Option<i64>,
 }
 
-const COLUMNS: &str =
-    "id, user_id, url, events, active, deactivated_at, deactivated_reason, created_at, updated_at";
+const COLUMNS: &str = "id, user_id, url, events, active, deactivated_at, deactivated_reason, \
+     created_at, updated_at, previous_secret_expires_ms";
 
 impl Webhook {
     fn from_row(row: &Row) -> Webhook {
@@ -49,6 +54,7 @@ impl Webhook {
             deactivated_reason: text(row, "deactivated_reason"),
             created_at: text(row, "created_at").unwrap_or_default(),
             updated_at: text(row, "updated_at").unwrap_or_default(),
+            previous_secret_expires_ms: crate::db::opt_int(row, "previous_secret_expires_ms"),
         }
     }
 
@@ -63,6 +69,9 @@ impl Webhook {
             "deactivated_reason": self.deactivated_reason,
             "created_at": self.created_at,
             "updated_at": self.updated_at,
+            "previous_secret_expires_at": self
+                .previous_secret_expires_ms
+                .map(|ms| iso8601(ms.max(0) as u64)),
         })
     }
 }
@@ -192,6 +201,7 @@ pub async fn create<S: Services>(
         deactivated_reason: None,
         created_at: now.clone(),
         updated_at: now,
+        previous_secret_expires_ms: None,
     };
     let sealed = sealed_secret(config, services, &w.id, secret)?;
     services
@@ -318,6 +328,56 @@ fn save(w: &Webhook, who: &Principal, sealed_secret: Option<String>) -> Statemen
             who.user_id.clone().into(),
         ],
     )
+}
+
+/// Replaces a subscription's secret with a new one made here and returned once. The secret it
+/// replaces goes on signing, beside the new one, for `overlap_hours` (default
+/// [`DEFAULT_OVERLAP_HOURS`], at most [`MAX_OVERLAP_HOURS`]; 0 ends it at once), so a
+/// subscriber can switch without missing a delivery. A rotation during an overlap drops the
+/// oldest secret: at most two sign.
+pub async fn rotate<S: Services>(
+    config: &Config,
+    services: &S,
+    who: &Principal,
+    id: &str,
+    fields: &Map<String, Value>,
+) -> Result<(Webhook, String), ApiError> {
+    let mut w = owned(services, who, id).await?;
+    let about = format!(
+        "'overlap_hours' must be an integer from 0 to {MAX_OVERLAP_HOURS} (default {DEFAULT_OVERLAP_HOURS})"
+    );
+    let hours = match fields.get("overlap_hours") {
+        None | Some(Value::Null) => DEFAULT_OVERLAP_HOURS,
+        Some(Value::Number(n)) => n
+            .as_u64()
+            .filter(|h| *h <= MAX_OVERLAP_HOURS)
+            .ok_or_else(|| ApiError::validation("overlap_hours", about.clone()))?,
+        Some(_) => return Err(ApiError::validation("overlap_hours", about)),
+    };
+    let secret = services.random_hex(24)?;
+    let sealed = sealed_secret(config, services, &w.id, &secret)?;
+    let now = services.now_ms();
+    let until = (now + hours * 3_600_000) as i64;
+    w.updated_at = iso8601(now);
+    w.previous_secret_expires_ms = (hours > 0).then_some(until);
+    // SQLite reads every right-hand side from the row as it was: the replaced secret is the
+    // one stored before this statement.
+    services
+        .batch(vec![Statement::new(
+            "UPDATE webhooks SET \
+             previous_secret_ciphertext = CASE WHEN ?3 IS NULL THEN NULL ELSE secret_ciphertext END, \
+             previous_secret_expires_ms = ?3, secret_ciphertext = ?2, updated_at = ?4 \
+             WHERE id = ?1 AND user_id = ?5",
+            vec![
+                w.id.clone().into(),
+                sealed.into(),
+                w.previous_secret_expires_ms.into(),
+                w.updated_at.clone().into(),
+                who.user_id.clone().into(),
+            ],
+        )])
+        .await?;
+    Ok((w, secret))
 }
 
 /// Deletes a subscription with its deliveries and attempt log.
