@@ -80,6 +80,10 @@ phase "test: contract run against the live worker (schemathesis, all checks)"
     || die "contract tests (schemathesis)"
 phase_done
 
+phase "test: webhook event catalog and payloads against their JSON Schemas (python-jsonschema)"
+"$PY_VENV/bin/python" tests/contract/check_events.py "$BASE_URL" || die "event catalog check"
+phase_done
+
 phase "test: MCP endpoint with the official TypeScript SDK client"
 node tests/mcp/client.mjs "$BASE_URL" || die "MCP client test"
 phase_done

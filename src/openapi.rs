@@ -818,6 +818,18 @@ fn webhook_operation(op: WebhookOp) -> Value {
                         "description": "The event type to send; absent or null: report.finalized." } } } } } },
                 "responses": webhook_responses("202", body, &["404", "409", "422", "503"]) })
         }
+        WebhookOp::ListEventTypes => json!({
+            "description": "The catalog of event types, with no key: each type, what it announces, the JSON Schema (2020-12) of the envelope a subscriber receives (`id`, `type`, `created_at`, `data` with the fields the type requires; more data fields may follow), and an example. Publishing checks `data` against the same declaration.",
+            "responses": {
+                "200": { "description": "Every event type.", "headers": rate_headers(), "content": { "application/json": { "schema": {
+                    "type": "object", "required": ["data", "meta"], "properties": {
+                        "data": { "type": "array", "items": { "type": "object", "required": ["type", "description", "schema", "example"], "properties": {
+                            "type": { "$ref": "#/components/schemas/EventType" }, "description": { "type": "string" },
+                            "schema": { "type": "object" }, "example": { "type": "object" } } } },
+                        "meta": { "type": "object", "properties": { "total": { "type": "integer" } } } } } } } },
+                "429": { "$ref": "#/components/responses/RateLimited" }
+            }
+        }),
         WebhookOp::RotateWebhookSecret => {
             let body = json!({ "type": "object", "required": ["data", "secret"], "properties": {
                 "data": { "$ref": "#/components/schemas/Webhook" },

@@ -126,6 +126,7 @@ pub enum WebhookOp {
     ListWebhookDeliveries,
     RedeliverWebhookEvent,
     RotateWebhookSecret,
+    ListEventTypes,
     PublishEvent,
 }
 
@@ -223,6 +224,7 @@ impl Op {
                 | WebhookOp::RedeliverWebhookEvent
                 | WebhookOp::DeleteWebhook => body::SMALL,
                 WebhookOp::ListWebhooks
+                | WebhookOp::ListEventTypes
                 | WebhookOp::GetWebhook
                 | WebhookOp::ListWebhookDeliveries => body::NONE,
             },
@@ -432,6 +434,8 @@ pub const ENDPOINTS: &[Endpoint] = &[
         "The caller's webhook subscriptions, newest first"),
     row(Post, "/api/v1/webhooks", Op::Webhooks(WebhookOp::CreateWebhook), WEBHOOKS, Detailed, Limit::Key, "webhooks",
         "Subscribe a URL to event types (201; the secret is stored sealed and never returned)"),
+    row(Get, "/api/v1/webhooks/event-types", Op::Webhooks(WebhookOp::ListEventTypes), Open, Detailed, Limit::Client, "webhooks",
+        "The event types, each with what it announces, the JSON Schema of the envelope a subscriber receives, and an example"),
     row(Get, "/api/v1/webhooks/{id}", Op::Webhooks(WebhookOp::GetWebhook), WEBHOOKS, Detailed, Limit::Key, "webhooks",
         "One of the caller's webhooks"),
     row(Patch, "/api/v1/webhooks/{id}", Op::Webhooks(WebhookOp::UpdateWebhook), WEBHOOKS, Detailed, Limit::Key, "webhooks",

@@ -42,6 +42,7 @@ pub async fn dispatch<S: Services>(
         WebhookOp::ListWebhookDeliveries => deliveries(call).await,
         WebhookOp::RedeliverWebhookEvent => redeliver(call).await,
         WebhookOp::RotateWebhookSecret => rotate(call).await,
+        WebhookOp::ListEventTypes => Ok(event_types()),
         WebhookOp::PublishEvent => publish(call).await,
     }
 }
@@ -89,6 +90,30 @@ async fn rotate<S: Services>(call: &Call<'_, S>) -> Result<Response, ApiError> {
         200,
         &json!({ "data": w.to_json(), "secret": secret }),
     ))
+}
+
+/// `GET /webhooks/event-types`: the catalog, from the one declaration of the event types.
+fn event_types() -> Response {
+    let items: Vec<Value> = crate::webhooks::EVENTS
+        .iter()
+        .map(|spec| {
+            json!({
+                "type": spec.name,
+                "description": spec.description,
+                "schema": crate::webhooks::publish::envelope_schema(spec),
+                "example": {
+                    "id": "evt_0123456789abcdef0123456789abcdef",
+                    "type": spec.name,
+                    "created_at": "2026-01-01T00:00:00Z",
+                    "data": crate::webhooks::publish::sample_data(spec.name, "example"),
+                },
+            })
+        })
+        .collect();
+    Response::json(
+        200,
+        &json!({ "data": items, "meta": { "total": items.len() } }),
+    )
 }
 
 /// `DELETE /webhooks/{id}`

@@ -953,3 +953,61 @@ fn a_rotated_secret_signs_beside_the_old_one_for_the_overlap_then_alone() {
     );
     assert_eq!(status, 403);
 }
+
+#[test]
+fn the_event_catalog_is_open_and_declares_what_publishing_checks() {
+    let (app, s) = (app(), sqlite());
+    let response = block_on(handle(
+        &app,
+        &s,
+        Request::new(Method::Get, "/api/v1/webhooks/event-types"),
+    ));
+    assert_eq!(response.status, 200, "no key needed");
+    let catalog: Value = serde_json::from_slice(&response.body).unwrap();
+    let types: Vec<&str> = catalog["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["type"].as_str().unwrap())
+        .collect();
+    assert_eq!(types, crate::webhooks::EVENT_TYPES);
+    let finalized = catalog["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["type"] == "report.finalized")
+        .unwrap();
+    assert_eq!(
+        finalized["schema"]["properties"]["data"]["required"],
+        json!(["report_id", "exam_type", "status", "has_critical_finding"])
+    );
+    assert_eq!(
+        finalized["schema"]["properties"]["data"]["properties"]["has_critical_finding"]["type"],
+        "boolean"
+    );
+    // The example publishes; without a required field it is refused by name.
+    let mut data = finalized["example"]["data"].clone();
+    let (status, _) = call(
+        &app,
+        &s,
+        ALICE,
+        Method::Post,
+        "/api/v1/events",
+        Some(json!({ "type": "report.finalized", "data": data.clone() })),
+    );
+    assert_eq!(status, 202);
+    data.as_object_mut().unwrap().remove("has_critical_finding");
+    let (status, body) = call(
+        &app,
+        &s,
+        ALICE,
+        Method::Post,
+        "/api/v1/events",
+        Some(json!({ "type": "report.finalized", "data": data })),
+    );
+    assert_eq!(status, 422);
+    assert!(
+        body.to_string().contains("data.has_critical_finding"),
+        "{body}"
+    );
+}

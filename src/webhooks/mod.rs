@@ -16,15 +16,52 @@ use hmac::{Hmac, Mac};
 use sha2::Sha256;
 use std::net::{IpAddr, Ipv4Addr};
 
-/// The event types a subscription may ask for.
-pub const EVENT_TYPES: [&str; 6] = [
-    "report.created",
-    "report.finalized",
-    "report.sent",
-    "report.updated",
-    "critical_finding.detected",
-    "connection.status_changed",
+/// The JSON type of a field an event's `data` must hold.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Field {
+    /// A non-blank string of at most `publish::MAX_DATA_STRING_CHARS` characters.
+    Text,
+    Flag,
+}
+
+/// An event type: its name, what it announces, and the fields its `data` must hold (more may
+/// follow them). The catalog route, the publish check and the OpenAPI document all read this.
+#[derive(Clone, Copy, Debug)]
+pub struct EventSpec {
+    pub name: &'static str,
+    pub description: &'static str,
+    pub required: &'static [(&'static str, Field)],
+}
+
+/// Every event type, in the order subscriptions list them.
+pub const EVENTS: [EventSpec; 6] = [
+    EventSpec { name: "report.created", description: "A report was created (draft).", required: &[] },
+    EventSpec {
+        name: "report.finalized",
+        description: "A report was signed off: its id, examination, status and whether it holds a critical finding.",
+        required: &[
+            ("report_id", Field::Text),
+            ("exam_type", Field::Text),
+            ("status", Field::Text),
+            ("has_critical_finding", Field::Flag),
+        ],
+    },
+    EventSpec { name: "report.sent", description: "A report was sent to its destination.", required: &[] },
+    EventSpec { name: "report.updated", description: "A report was changed.", required: &[] },
+    EventSpec { name: "critical_finding.detected", description: "A critical finding was flagged in a report.", required: &[] },
+    EventSpec { name: "connection.status_changed", description: "A connection to another system changed its status.", required: &[] },
 ];
+
+/// The event types a subscription may ask for: the names of [`EVENTS`].
+pub const EVENT_TYPES: [&str; EVENTS.len()] = {
+    let mut names = [""; EVENTS.len()];
+    let mut i = 0;
+    while i < EVENTS.len() {
+        names[i] = EVENTS[i].name;
+        i += 1;
+    }
+    names
+};
 
 /// How long the secret a rotation replaces keeps signing, by default and at most, in hours.
 pub const DEFAULT_OVERLAP_HOURS: u64 = 24;

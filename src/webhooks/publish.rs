@@ -164,48 +164,64 @@ pub fn event_type(map: &Map<String, Value>, default: Option<&str>) -> Result<Str
     }
 }
 
-/// Checks an event's data. `report.finalized` carries the interface's four fields with their
-/// types (more fields may follow them); other types carry any object.
+/// Checks an event's data against its type's required fields ([`super::EVENTS`]): each present
+/// with its type (more fields may follow them).
 pub fn check_data(event_type: &str, data: &Map<String, Value>) -> Result<(), ApiError> {
-    if event_type != "report.finalized" {
+    let Some(spec) = super::EVENTS.iter().find(|e| e.name == event_type) else {
         return Ok(());
-    }
-    for key in ["report_id", "exam_type", "status"] {
+    };
+    for (key, kind) in spec.required {
         let field = format!("data.{key}");
-        match data.get(key) {
-            Some(Value::String(s))
+        let value = data.get(*key);
+        let wrong = |what: &str| ApiError::validation(&field, format!("'{field}' must be {what}"));
+        match (kind, value) {
+            (_, None | Some(Value::Null)) => {
+                return Err(ApiError::validation(
+                    &field,
+                    format!("'{field}' is required for {event_type}"),
+                ))
+            }
+            (super::Field::Text, Some(Value::String(s)))
                 if !is_blank(s) && s.chars().count() <= MAX_DATA_STRING_CHARS => {}
-            Some(Value::String(_)) => {
-                return Err(ApiError::validation(
-                    &field,
-                    format!("'{field}' must be a non-blank string of at most {MAX_DATA_STRING_CHARS} characters"),
-                ))
+            (super::Field::Text, Some(Value::String(_))) => {
+                return Err(wrong(&format!(
+                    "a non-blank string of at most {MAX_DATA_STRING_CHARS} characters"
+                )))
             }
-            None | Some(Value::Null) => {
-                return Err(ApiError::validation(
-                    &field,
-                    format!("'{field}' is required for report.finalized"),
-                ))
-            }
-            Some(_) => {
-                return Err(ApiError::validation(
-                    &field,
-                    format!("'{field}' must be a string"),
-                ))
-            }
+            (super::Field::Text, Some(_)) => return Err(wrong("a string")),
+            (super::Field::Flag, Some(Value::Bool(_))) => {}
+            (super::Field::Flag, Some(_)) => return Err(wrong("true or false")),
         }
     }
-    match data.get("has_critical_finding") {
-        Some(Value::Bool(_)) => Ok(()),
-        None | Some(Value::Null) => Err(ApiError::validation(
-            "data.has_critical_finding",
-            "'data.has_critical_finding' is required for report.finalized",
-        )),
-        Some(_) => Err(ApiError::validation(
-            "data.has_critical_finding",
-            "'data.has_critical_finding' must be true or false",
-        )),
+    Ok(())
+}
+
+/// The JSON Schema (2020-12) of the envelope a subscriber receives for an event type.
+pub fn envelope_schema(spec: &super::EventSpec) -> Value {
+    let mut properties = Map::new();
+    for (key, kind) in spec.required {
+        properties.insert(
+            key.to_string(),
+            match kind {
+                super::Field::Text => json!({ "type": "string", "minLength": 1, "maxLength": MAX_DATA_STRING_CHARS, "pattern": "\\S" }),
+                super::Field::Flag => json!({ "type": "boolean" }),
+            },
+        );
     }
+    let required: Vec<&str> = spec.required.iter().map(|(k, _)| *k).collect();
+    json!({
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "title": spec.name,
+        "type": "object",
+        "required": ["id", "type", "created_at", "data"],
+        "additionalProperties": false,
+        "properties": {
+            "id": { "type": "string", "pattern": "^evt_[0-9a-f]{32}$" },
+            "type": { "const": spec.name },
+            "created_at": { "type": "string", "format": "date-time" },
+            "data": { "type": "object", "required": required, "properties": properties },
+        },
+    })
 }
 
 /// Which subscriptions an event goes to.
