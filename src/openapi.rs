@@ -838,7 +838,7 @@ fn webhook_operation(op: WebhookOp) -> Value {
                 "description": format!("Replaces the signing secret with a new one made by the service. Until previous_secret_expires_at (overlap_hours, default {}, at most {}; 0 ends it at once) every delivery is signed with both secrets, the new one first: webhook-signature and X-Radref-Signature then hold two space-separated signatures, and a receiver verifying with either secret accepts it. A rotation during an overlap drops the oldest secret.", wh::DEFAULT_OVERLAP_HOURS, wh::MAX_OVERLAP_HOURS),
                 "requestBody": { "required": false, "content": { "application/json": { "schema": {
                     "type": "object", "additionalProperties": false,
-                    "properties": { "overlap_hours": { "type": "integer", "minimum": 0, "maximum": wh::MAX_OVERLAP_HOURS, "default": wh::DEFAULT_OVERLAP_HOURS } } } } } },
+                    "properties": { "overlap_hours": { "type": ["integer", "null"], "minimum": 0, "maximum": wh::MAX_OVERLAP_HOURS, "default": wh::DEFAULT_OVERLAP_HOURS, "description": "Hours the replaced secret keeps signing; null or absent: the default." } } } } } },
                 "responses": webhook_responses("200", body, &["404", "422", "503"]) })
         }
         WebhookOp::ListWebhookDeliveries => {

@@ -348,8 +348,9 @@ pub async fn rotate<S: Services>(
     );
     let hours = match fields.get("overlap_hours") {
         None | Some(Value::Null) => DEFAULT_OVERLAP_HOURS,
-        Some(Value::Number(n)) => n
-            .as_u64()
+        // An integral number however written (24, 24.0), as JSON Schema's integer has it.
+        Some(Value::Number(n)) => crate::input::integral(n)
+            .and_then(|h| u64::try_from(h).ok())
             .filter(|h| *h <= MAX_OVERLAP_HOURS)
             .ok_or_else(|| ApiError::validation("overlap_hours", about.clone()))?,
         Some(_) => return Err(ApiError::validation("overlap_hours", about)),
