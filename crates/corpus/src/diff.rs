@@ -208,13 +208,6 @@ fn cited<T: AsLine>(item: &T) -> Cited<'_> {
     Cited::of(item.line())
 }
 
-fn rule_cited(unit: &DecisionUnit, index: usize) -> Cited<'_> {
-    Cited {
-        index: Some(index),
-        ..Cited::of(unit.rules[index].line())
-    }
-}
-
 /// The answer a rule gives: its outcome code, else its result.
 fn answer(rule: &Rule) -> &str {
     rule.outcome
@@ -747,8 +740,8 @@ fn rules<'a>(b: &mut Builder<'a>, from: &Version<'a>, to: &Version<'a>, ids: &Id
             let (r, s) = (&old_unit.rules[i], &new_unit.rules[j]);
             let (shape_old, values_old) = shape_of(r, ids);
             let (shape_new, values_new) = new_shapes[j].clone();
-            let from_line = vec![rule_cited(old_unit, i)];
-            let to_line = vec![rule_cited(new_unit, j)];
+            let from_line = vec![Cited::rule(old_unit, i)];
+            let to_line = vec![Cited::rule(new_unit, j)];
             let label = answer(s);
             if shape_old != shape_new {
                 b.push(
@@ -822,7 +815,7 @@ fn rules<'a>(b: &mut Builder<'a>, from: &Version<'a>, to: &Version<'a>, ids: &Id
                     to.name,
                     answer(r)
                 ),
-                vec![rule_cited(old_unit, i)],
+                vec![Cited::rule(old_unit, i)],
                 Vec::new(),
             );
         }
@@ -839,7 +832,7 @@ fn rules<'a>(b: &mut Builder<'a>, from: &Version<'a>, to: &Version<'a>, ids: &Id
                     answer(s)
                 ),
                 Vec::new(),
-                vec![rule_cited(new_unit, j)],
+                vec![Cited::rule(new_unit, j)],
             );
         }
     }

@@ -516,7 +516,8 @@ impl<'a> Cited<'a> {
         }
     }
 
-    fn rule(unit: &'a DecisionUnit, index: usize) -> Cited<'a> {
+    /// A unit's rule as it is cited, with its index.
+    pub fn rule(unit: &'a DecisionUnit, index: usize) -> Cited<'a> {
         Cited {
             index: Some(index),
             ..Cited::of(unit.rules[index].line())
