@@ -291,3 +291,24 @@ fn fhir_is_a_bundle_of_one_observation_per_decided_unit_with_the_codes_it_rests_
     }
     assert_eq!(get("/api/v1/fhir/CodeSystem/ti-rads").status, 404);
 }
+
+#[test]
+fn fhir_carries_the_confirmed_snomed_code_of_a_category() {
+    let b = json_of(&post(
+        "/api/v1/systems/acr-bi-rads-2013/evaluate?format=fhir",
+        &json!({"inputs": {"modality": "mammography", "assessment": "0", "mammo_composition": "c"}}),
+    ));
+    let codings: Vec<&Value> = b["entry"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|e| e["resource"]["valueCodeableConcept"]["coding"].as_array())
+        .flatten()
+        .collect();
+    assert!(
+        codings
+            .iter()
+            .any(|c| c["system"] == "http://snomed.info/sct" && c["code"] == "397138000"),
+        "{codings:?}"
+    );
+}

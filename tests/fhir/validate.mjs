@@ -97,7 +97,7 @@ assert.ok(level.component.some((c) => c.valueQuantity && c.valueQuantity.value =
 const { body: birads } = await fetchJson('/api/v1/systems/acr-bi-rads-2013/evaluate?format=fhir', {
   method: 'POST',
   headers: { 'content-type': 'application/json' },
-  body: JSON.stringify({ inputs: { assessment: '0' } }),
+  body: JSON.stringify({ inputs: { modality: 'mammography', assessment: '0', mammo_composition: 'c' } }),
 });
 valid(birads, 'BI-RADS 0');
 const codings = birads.entry.flatMap((e) => (e.resource.valueCodeableConcept || { coding: [] }).coding);
