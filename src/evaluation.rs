@@ -232,12 +232,9 @@ pub fn answer<'a>(logic: &'a Logic, ask: &'a Ask, eval: &'a Evaluation<'a>) -> A
     }
 }
 
-/// Authors a citation lists before "et al.".
-const CITED_AUTHORS: usize = 3;
-
 /// A reference as one citation.
 fn cite(r: &Reference) -> String {
-    r.citation(CITED_AUTHORS)
+    r.short_citation()
 }
 
 /// The answer as one compact markdown block: per unit its answer, the deciding rule, the

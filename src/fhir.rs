@@ -97,7 +97,7 @@ fn note(logic: &Logic, line: LineRef) -> Value {
     let source = logic
         .references
         .get(line.citation)
-        .map(|r| r.citation(3))
+        .map(|r| r.short_citation())
         .unwrap_or_else(|| line.citation.to_string());
     let draft = if line.verification == Verification::Draft {
         " Draft: not yet verified against the source."

@@ -24,12 +24,7 @@ pub fn dispatch<S: Services>(op: ContextOp, call: &Call<'_, S>) -> Result<Respon
     let answer = ctx::ground(&KNOWLEDGE, &query);
     let response = match query.format {
         Format::Json => Response::json(200, &answer),
-        Format::Markdown => {
-            let md = ctx::markdown(&answer);
-            let tokens = crate::corpus::text::approx_tokens(&md);
-            Response::bytes(200, "text/markdown; charset=utf-8", md.into_bytes())
-                .with_header("x-approx-tokens", tokens.to_string())
-        }
+        Format::Markdown => super::markdown(ctx::markdown(&answer)),
     };
     // Keyed answers are for the caller only.
     Ok(response.with_header("cache-control", "private, no-store"))

@@ -318,6 +318,12 @@ pub struct Reference {
 impl Reference {
     /// The reference as one citation: authors. Title. Journal Year;Vol(Issue):Pages. doi. A
     /// list longer than `max_authors` is cut there and ends "et al.", as Vancouver style has it.
+    /// The reference as a short citation: the first three authors, then "et al." (the form
+    /// an evaluation, a diff and a FHIR note give).
+    pub fn short_citation(&self) -> String {
+        self.citation(3)
+    }
+
     pub fn citation(&self, max_authors: usize) -> String {
         let mut authors = if self.authors.len() > max_authors {
             format!("{}, et al.", self.authors[..max_authors].join(", "))
