@@ -328,10 +328,10 @@ fn run(op: Op, args: &Map<String, Value>) -> ToolResult {
         Op::Context(_) => {
             let query = args::ground(args, &schema::tool_names(op))?;
             let answer = context::ground(&crate::knowledge::KNOWLEDGE, &query);
-            let markdown = context::markdown(&answer);
-            let mut value = json!(answer);
-            value["markdown"] = json!(markdown);
-            Ok((value, Some(markdown)))
+            Ok(with_markdown_block(
+                json!(answer),
+                context::markdown(&answer),
+            ))
         }
         Op::Corpus(CorpusOp::EvaluateSystem | CorpusOp::EvaluateSystemPost) => {
             let slug = required(args, op, "id")?;
@@ -340,42 +340,21 @@ fn run(op: Op, args: &Map<String, Value>) -> ToolResult {
             body.remove("slug");
             let ask = evaluation::from_object(logic, &body, &schema::body_names(op), None)?;
             let eval = evaluation::run(logic, &ask)?;
-            let mut value = json!(evaluation::answer(logic, &ask, &eval));
-            let markdown = evaluation::to_markdown(logic, &ask, &eval);
-            value["markdown"] = json!(markdown);
-            Ok((value, Some(markdown)))
+            Ok(with_markdown_block(
+                json!(evaluation::answer(logic, &ask, &eval)),
+                evaluation::to_markdown(logic, &ask, &eval),
+            ))
         }
-        Op::Corpus(CorpusOp::DiffSystems) => {
-            let pair = args::versions(
-                op,
-                &required(args, op, "id")?,
-                &required(args, op, "other")?,
-                Door::Tool,
-            )?;
-            let answer = versions::diff(&pair);
-            let markdown = versions::diff_markdown(&answer);
-            let mut value = json!(answer);
-            value["markdown"] = json!(markdown);
-            Ok((value, Some(markdown)))
-        }
-        Op::Corpus(CorpusOp::RescoreSystems) => {
-            let pair = args::versions(
-                op,
-                &required(args, op, "id")?,
-                &required(args, op, "other")?,
-                Door::Tool,
-            )?;
-            if !args.contains_key("inputs") {
-                return Err(ApiError::bad_param(
-                    "inputs",
-                    "'inputs' is required: an object of input id to value, or a list of them",
-                ));
-            }
-            let answer = versions::rescore(&pair, &versions::input_sets(args.get("inputs"))?)?;
-            let markdown = versions::rescore_markdown(&answer);
-            let mut value = json!(answer);
-            value["markdown"] = json!(markdown);
-            Ok((value, Some(markdown)))
+        Op::Corpus(CorpusOp::DiffSystems | CorpusOp::RescoreSystems) => {
+            let (slug, other) = (required(args, op, "id")?, required(args, op, "other")?);
+            let pair = args::versions(op, &slug, &other, Door::Tool)?;
+            Ok(if op == Op::Corpus(CorpusOp::DiffSystems) {
+                let answer = versions::diff(&pair);
+                with_markdown_block(json!(answer), versions::diff_markdown(&answer))
+            } else {
+                let answer = versions::rescore(&pair, &versions::input_sets(args.get("inputs"))?)?;
+                with_markdown_block(json!(answer), versions::rescore_markdown(&answer))
+            })
         }
         Op::Corpus(CorpusOp::ListSystems) => {
             let filter = SystemFilter::read(args)?;
@@ -401,6 +380,13 @@ fn run(op: Op, args: &Map<String, Value>) -> ToolResult {
 }
 
 /// A required argument, by the name its tool gives the operation's `http_name` argument.
+/// A tool's structured answer with its markdown block, which also goes out as a second text
+/// part.
+fn with_markdown_block(mut value: Value, markdown: String) -> (Value, Option<String>) {
+    value["markdown"] = json!(markdown);
+    (value, Some(markdown))
+}
+
 fn required(args: &Map<String, Value>, op: Op, http_name: &str) -> Result<String, ApiError> {
     let name = schema::arguments(op)
         .iter()

@@ -169,20 +169,14 @@ pub struct Refs {
     pub to: BTreeMap<String, String>,
 }
 
-const CITED_AUTHORS: usize = 3;
-
 fn refs_of<'a>(l: &Logic, lines: impl Iterator<Item = &'a Cited<'a>>) -> BTreeMap<String, String> {
     let mut out = BTreeMap::new();
     for c in lines {
         if let Some(r) = l.references.get(c.citation) {
-            out.insert(c.citation.to_string(), cite(r));
+            out.insert(c.citation.to_string(), r.short_citation());
         }
     }
     out
-}
-
-fn cite(r: &Reference) -> String {
-    r.citation(CITED_AUTHORS)
 }
 
 /// A version event of the later system that the sources announce the change with.
@@ -256,7 +250,7 @@ fn announced(later: &'static Logic, earlier: &'static Logic) -> Vec<Announced> {
                 .citation
                 .as_ref()
                 .and_then(|c| later.references.get(c))
-                .map(cite),
+                .map(Reference::short_citation),
         })
         .collect()
 }
@@ -448,13 +442,17 @@ pub enum InputSets {
     Many(Vec<Map<String, Value>>),
 }
 
-/// Reads the `inputs` argument.
+/// Reads the `inputs` argument, which is required (`null` is an empty input set).
 pub fn input_sets(value: Option<&Value>) -> Result<InputSets, FeatureError> {
     let about = format!(
         "'inputs' must be an object of input id to value, or a list of 1 to {MAX_RESCORE_CASES} such objects"
     );
     match value {
-        None | Some(Value::Null) => Ok(InputSets::One(Map::new())),
+        None => Err(FeatureError::argument(
+            "inputs",
+            "'inputs' is required: an object of input id to value, or a list of them",
+        )),
+        Some(Value::Null) => Ok(InputSets::One(Map::new())),
         Some(Value::Object(m)) => Ok(InputSets::One(m.clone())),
         Some(Value::Array(items)) => {
             if items.is_empty() || items.len() > MAX_RESCORE_CASES {

@@ -41,12 +41,6 @@ pub fn dispatch<S: Services>(op: CorpusOp, call: &Call<'_, S>) -> Result<Respons
     }
 }
 
-fn markdown_response(md: String) -> Response {
-    let tokens = crate::corpus::text::approx_tokens(&md);
-    Response::bytes(200, "text/markdown; charset=utf-8", md.into_bytes())
-        .with_header("x-approx-tokens", tokens.to_string())
-}
-
 /// `GET /api/v1/systems/{slug}/diff/{other}`: the changes as JSON or markdown (cacheable: the
 /// answer depends on the corpus only).
 fn diff(request: &Request, slug: &str, other: &str) -> Result<Response, ApiError> {
@@ -56,7 +50,7 @@ fn diff(request: &Request, slug: &str, other: &str) -> Result<Response, ApiError
     let pair = args::versions(op, slug, other, Door::Http)?;
     let answer = versions::diff(&pair);
     let response = if markdown {
-        markdown_response(versions::diff_markdown(&answer))
+        super::markdown(versions::diff_markdown(&answer))
     } else {
         Response::json(200, &answer)
     };
@@ -81,16 +75,10 @@ fn rescore(request: &Request, slug: &str, other: &str) -> Result<Response, ApiEr
         Some(_) => return Err(ApiError::bad_param("format", "'format' must be a string")),
     };
     let markdown = args::versions_format(format.as_deref())?;
-    if !body.contains_key("inputs") {
-        return Err(ApiError::bad_param(
-            "inputs",
-            "'inputs' is required: an object of input id to value, or a list of them",
-        ));
-    }
     let sets = versions::input_sets(body.get("inputs"))?;
     let answer = versions::rescore(&pair, &sets)?;
     Ok(if markdown {
-        markdown_response(versions::rescore_markdown(&answer))
+        super::markdown(versions::rescore_markdown(&answer))
     } else {
         Response::json(200, &answer)
     })
@@ -220,10 +208,7 @@ fn evaluate(request: &Request, slug: &str, post: bool) -> Result<Response, ApiEr
         }
         evaluation::Format::Json => Response::json(200, &evaluation::answer(logic, &ask, &eval)),
         evaluation::Format::Markdown => {
-            let md = evaluation::to_markdown(logic, &ask, &eval);
-            let tokens = crate::corpus::text::approx_tokens(&md);
-            Response::bytes(200, "text/markdown; charset=utf-8", md.into_bytes())
-                .with_header("x-approx-tokens", tokens.to_string())
+            super::markdown(evaluation::to_markdown(logic, &ask, &eval))
         }
     };
     Ok(if post {
