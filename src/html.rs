@@ -1,9 +1,12 @@
 //! Template HTML: an allowlist sanitizer, and the plain-text rendering stored as `content_text`.
 //!
 //! Report templates are shown in browsers, so what is stored must be safe to render: only
-//! formatting elements survive, with no attributes but table spans; script, style and similar
-//! elements are dropped with their content; everything else is escaped text. The sanitizer
-//! re-emits what it keeps, so its output is well formed whatever the input was.
+//! formatting elements and the structure and fields of an IHE MRRT template body (sections,
+//! headers, labels, inputs, selections, text areas) survive, each with the few attributes of
+//! [`ATTRIBUTES`] and values of the form it names; script, style and similar elements are
+//! dropped with their content; everything else is escaped text. No attribute that can hold a
+//! URL, a style or an event handler is ever kept. The sanitizer re-emits what it keeps, so its
+//! output is well formed whatever the input was, and [`to_xhtml`] writes the same tree as XML.
 
 /// Elements kept (without attributes, except `colspan`/`rowspan` on cells).
 const ALLOWED: &[&str] = &[
@@ -39,14 +42,173 @@ const ALLOWED: &[&str] = &[
     "hr",
     "pre",
     "code",
+    "section",
+    "header",
+    "label",
+    "input",
+    "select",
+    "option",
+    "textarea",
 ];
 /// Elements dropped together with everything inside them.
 const DROPPED_WITH_CONTENT: &[&str] = &[
     "script", "style", "iframe", "object", "embed", "noscript", "template", "svg", "math", "head",
-    "title", "textarea", "select", "xmp", "noembed", "noframes",
+    "title", "xmp", "noembed", "noframes",
+];
+/// Elements whose content is text up to their own end tag, as browsers read them: nothing
+/// inside them is a tag.
+const RAW_TEXT: &[&str] = &[
+    "script", "style", "textarea", "title", "xmp", "iframe", "noembed", "noframes", "noscript",
 ];
 /// Elements without content.
-const VOID: &[&str] = &["br", "hr"];
+const VOID: &[&str] = &["br", "hr", "input"];
+
+/// What an attribute's value may be; a value of another form drops the attribute.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Form {
+    /// A table span: one to three digits.
+    Span,
+    /// An element id (or a label's `for`): 1 to 64 of `A-Z a-z 0-9 _ . : -`.
+    Id,
+    /// Class names: up to 100 of `A-Z a-z 0-9 _ -` and spaces.
+    Class,
+    /// A number bound or step: up to 24 of `0-9 . e E + -`, or empty.
+    Number,
+    /// Present or not; written as `name="name"`.
+    Flag,
+    /// An input's type: text, number, date, time or checkbox (written in lower case).
+    InputType,
+    /// Plain text of up to [`MAX_ATTRIBUTE_CHARS`] characters (character references decoded).
+    Text,
+}
+
+/// The longest text attribute value kept, in characters.
+pub const MAX_ATTRIBUTE_CHARS: usize = 500;
+
+/// The MRRT field attributes an input, selection or text area keeps, and radref's binding of
+/// a field to an evaluator input.
+const FIELD_DATA: &[(&str, Form)] = &[
+    ("data-field-type", Form::Text),
+    ("data-field-units", Form::Text),
+    ("data-field-merge-flag", Form::Text),
+    ("data-field-verbal-trigger", Form::Text),
+    ("data-field-completion-action", Form::Text),
+    ("data-radref-system", Form::Text),
+    ("data-radref-input", Form::Text),
+];
+
+/// The attributes each element keeps, in the order they are written. Elements not listed
+/// keep none.
+const ATTRIBUTES: &[(&str, &[(&str, Form)])] = &[
+    ("td", &[("colspan", Form::Span), ("rowspan", Form::Span)]),
+    ("th", &[("colspan", Form::Span), ("rowspan", Form::Span)]),
+    (
+        "section",
+        &[
+            ("id", Form::Id),
+            ("class", Form::Class),
+            ("data-section-name", Form::Text),
+        ],
+    ),
+    ("header", &[("class", Form::Class)]),
+    ("label", &[("for", Form::Id)]),
+    (
+        "input",
+        &[
+            ("id", Form::Id),
+            ("type", Form::InputType),
+            ("name", Form::Text),
+            ("value", Form::Text),
+            ("min", Form::Number),
+            ("max", Form::Number),
+            ("step", Form::Number),
+            ("placeholder", Form::Text),
+            ("checked", Form::Flag),
+        ],
+    ),
+    (
+        "select",
+        &[
+            ("id", Form::Id),
+            ("name", Form::Text),
+            ("multiple", Form::Flag),
+        ],
+    ),
+    (
+        "option",
+        &[
+            ("id", Form::Id),
+            ("value", Form::Text),
+            ("selected", Form::Flag),
+        ],
+    ),
+    (
+        "textarea",
+        &[
+            ("id", Form::Id),
+            ("name", Form::Text),
+            ("rows", Form::Span),
+            ("cols", Form::Span),
+            ("placeholder", Form::Text),
+        ],
+    ),
+];
+
+/// The input types kept.
+const INPUT_TYPES: &[&str] = &["text", "number", "date", "time", "checkbox"];
+
+/// Whether an element takes the MRRT field attributes ([`FIELD_DATA`]).
+fn is_field(element: &str) -> bool {
+    matches!(element, "input" | "select" | "textarea")
+}
+
+/// The value to write for an attribute of this form, or `None` to drop the attribute.
+fn kept_value(form: Form, name: &str, raw: &str) -> Option<String> {
+    let all = |max: usize, ok: fn(char) -> bool| raw.chars().count() <= max && raw.chars().all(ok);
+    match form {
+        Form::Span => ((1..=3).contains(&raw.len()) && raw.bytes().all(|b| b.is_ascii_digit()))
+            .then(|| raw.to_string()),
+        Form::Id => (!raw.is_empty()
+            && all(64, |c| {
+                c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | ':' | '-')
+            }))
+        .then(|| raw.to_string()),
+        Form::Class => all(100, |c| {
+            c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | ' ')
+        })
+        .then(|| raw.to_string()),
+        Form::Number => all(24, |c| {
+            c.is_ascii_digit() || matches!(c, '.' | 'e' | 'E' | '+' | '-')
+        })
+        .then(|| raw.to_string()),
+        Form::Flag => Some(name.to_string()),
+        Form::InputType => {
+            let t = raw.to_ascii_lowercase();
+            INPUT_TYPES.contains(&t.as_str()).then_some(t)
+        }
+        Form::Text => {
+            let text = decode_entities(raw);
+            (text.chars().count() <= MAX_ATTRIBUTE_CHARS).then_some(text)
+        }
+    }
+}
+
+/// The attributes `element` keeps from `attrs`, in [`ATTRIBUTES`] order, values checked and
+/// decoded (not yet escaped). The first of a repeated attribute counts, as in browsers.
+pub fn kept_attributes(element: &str, attrs: &[(String, String)]) -> Vec<(&'static str, String)> {
+    let own = ATTRIBUTES
+        .iter()
+        .find(|(e, _)| *e == element)
+        .map_or(&[][..], |(_, list)| *list);
+    let data = if is_field(element) { FIELD_DATA } else { &[] };
+    own.iter()
+        .chain(data)
+        .filter_map(|(name, form)| {
+            let (_, raw) = attrs.iter().find(|(a, _)| a == name)?;
+            Some((*name, kept_value(*form, name, raw)?))
+        })
+        .collect()
+}
 /// Elements that end a line in the plain-text rendering.
 const BLOCK: &[&str] = &[
     "p",
@@ -66,11 +228,13 @@ const BLOCK: &[&str] = &[
     "blockquote",
     "hr",
     "pre",
+    "section",
+    "header",
 ];
 
 /// A piece of HTML input.
 #[derive(Debug, PartialEq)]
-enum Token {
+pub enum Token {
     Text(String),
     Open {
         name: String,
@@ -81,7 +245,7 @@ enum Token {
 
 /// Splits HTML into text and tags. Comments, doctypes and processing instructions vanish;
 /// a `<` that does not start a tag is text.
-fn tokenize(input: &str) -> Vec<Token> {
+pub fn tokenize(input: &str) -> Vec<Token> {
     let bytes = input.as_bytes();
     let mut tokens = Vec::new();
     let mut text = String::new();
@@ -121,15 +285,31 @@ fn tokenize(input: &str) -> Vec<Token> {
         if !text.is_empty() {
             tokens.push(Token::Text(std::mem::take(&mut text)));
         }
-        tokens.push(if closing {
-            Token::Close(name)
-        } else {
-            Token::Open {
-                name,
-                attrs: attributes(attr_text),
-            }
-        });
         i += name_start + name_len + end + 1;
+        if closing {
+            tokens.push(Token::Close(name));
+            continue;
+        }
+        let raw = RAW_TEXT.contains(&name.as_str());
+        tokens.push(Token::Open {
+            attrs: attributes(attr_text),
+            name: name.clone(),
+        });
+        if raw {
+            // Everything up to the element's own end tag is its text.
+            let (content, close) = raw_text(&input[i..], &name);
+            if !content.is_empty() {
+                tokens.push(Token::Text(content.to_string()));
+            }
+            i += content.len();
+            match close {
+                Some(len) => {
+                    tokens.push(Token::Close(name));
+                    i += len;
+                }
+                None => break,
+            }
+        }
     }
     if !text.is_empty() {
         tokens.push(Token::Text(text));
@@ -137,9 +317,31 @@ fn tokenize(input: &str) -> Vec<Token> {
     tokens
 }
 
+/// The text of a raw-text element `name` at the start of `s`, and the length of its end tag
+/// when there is one (`</name` in any case, then whitespace, `/` or `>`, up to its `>`).
+fn raw_text<'a>(s: &'a str, name: &str) -> (&'a str, Option<usize>) {
+    let bytes = s.as_bytes();
+    let mut from = 0;
+    while let Some(p) = s[from..].find("</").map(|p| from + p) {
+        work::add(1);
+        let after = p + 2 + name.len();
+        let matches = bytes.len() >= after
+            && bytes[p + 2..after].eq_ignore_ascii_case(name.as_bytes())
+            && bytes
+                .get(after)
+                .is_none_or(|b| matches!(b, b'\t' | b'\n' | b'\x0c' | b'\r' | b' ' | b'/' | b'>'));
+        if matches {
+            let close = tag_end(&s[after..]).map(|e| after - p + e + 1);
+            return (&s[..p], Some(close.unwrap_or(s.len() - p)));
+        }
+        from = p + 2;
+    }
+    (s, None)
+}
+
 /// The tokens a reader would see: elements of [`DROPPED_WITH_CONTENT`] vanish with everything
 /// inside them.
-fn visible(input: &str) -> impl Iterator<Item = Token> {
+pub fn visible(input: &str) -> impl Iterator<Item = Token> {
     let mut skipping: Option<String> = None;
     tokenize(input).into_iter().filter(move |token| {
         if let Some(until) = &skipping {
@@ -217,11 +419,15 @@ fn attributes(s: &str) -> Vec<(String, String)> {
     out
 }
 
-/// Escapes text for HTML.
-fn escape(s: &str) -> String {
+/// Escapes text for HTML (and XML). Control characters other than tab, line feed and carriage
+/// return, which XML cannot hold and browsers do not show, are dropped.
+pub fn escape(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
         match c {
+            '\t' | '\n' | '\r' => out.push(c),
+            c if c.is_control() && (c as u32) < 0x20 => {}
+            '\u{fffe}' | '\u{ffff}' => {}
             '&' => out.push_str("&amp;"),
             '<' => out.push_str("&lt;"),
             '>' => out.push_str("&gt;"),
@@ -343,8 +549,16 @@ fn close_tag(name: &str, out: &mut String) {
     out.push('>');
 }
 
-/// The safe HTML to store for a template's `content`.
-pub fn sanitize(input: &str) -> String {
+/// How kept elements are written.
+#[derive(Clone, Copy, PartialEq)]
+enum Syntax {
+    /// HTML: void elements as `<br>`.
+    Html,
+    /// XHTML, for an MRRT document that XML tools read: void elements as `<br/>`.
+    Xhtml,
+}
+
+fn write(input: &str, syntax: Syntax) -> String {
     let mut out = String::with_capacity(input.len());
     let mut open = OpenElements::new();
     for token in visible(input) {
@@ -354,19 +568,17 @@ pub fn sanitize(input: &str) -> String {
                 if let Some(element) = ALLOWED.iter().position(|a| *a == name) {
                     out.push('<');
                     out.push_str(&name);
-                    if name == "td" || name == "th" {
-                        for (attr, value) in &attrs {
-                            let span_ok = (attr == "colspan" || attr == "rowspan")
-                                && !value.is_empty()
-                                && value.len() <= 3
-                                && value.bytes().all(|b| b.is_ascii_digit());
-                            if span_ok {
-                                out.push_str(&format!(" {attr}=\"{value}\""));
-                            }
-                        }
+                    for (attr, value) in kept_attributes(&name, &attrs) {
+                        out.push(' ');
+                        out.push_str(attr);
+                        out.push_str("=\"");
+                        out.push_str(&escape(&value));
+                        out.push('"');
                     }
-                    out.push('>');
-                    if !VOID.contains(&name.as_str()) {
+                    if VOID.contains(&name.as_str()) {
+                        out.push_str(if syntax == Syntax::Xhtml { "/>" } else { ">" });
+                    } else {
+                        out.push('>');
                         open.push(element);
                     }
                 }
@@ -378,18 +590,97 @@ pub fn sanitize(input: &str) -> String {
     out
 }
 
+/// The safe HTML to store for a template's `content`.
+pub fn sanitize(input: &str) -> String {
+    write(input, Syntax::Html)
+}
+
+/// Sanitised HTML written as XHTML (void elements closed), for an MRRT export. Sanitising is
+/// idempotent, so stored content comes out as the same tree.
+pub fn to_xhtml(input: &str) -> String {
+    write(input, Syntax::Xhtml)
+}
+
+/// The value of attribute `name` of an element, if it has one.
+pub fn attribute<'a>(attrs: &'a [(String, String)], name: &str) -> Option<&'a str> {
+    attrs
+        .iter()
+        .find(|(a, _)| a == name)
+        .map(|(_, v)| v.as_str())
+}
+
 /// The plain text of template HTML: tags dropped, block elements as line breaks, entities
-/// decoded, runs of spaces collapsed and empty lines removed.
+/// decoded, runs of spaces collapsed and empty lines removed. A field shows what it holds: an
+/// input its value (`___` when empty, `[x]` or `[ ]` for a checkbox), a selection its selected
+/// options (`___` when none), a text area its text.
 pub fn to_text(html: &str) -> String {
     let mut raw = String::new();
+    // Inside a selection: the text of its selected options, and whether an option being read
+    // is selected.
+    let mut selection: Option<(Vec<String>, bool)> = None;
     for token in visible(html) {
         match token {
-            Token::Text(t) => raw.push_str(&decode_entities(&t)),
-            Token::Open { name, .. } | Token::Close(name) => {
-                if BLOCK.contains(&name.as_str()) {
-                    raw.push('\n');
-                } else if name == "td" || name == "th" {
+            Token::Text(t) => match &mut selection {
+                Some((chosen, true)) => {
+                    if let Some(last) = chosen.last_mut() {
+                        last.push_str(&decode_entities(&t));
+                    }
+                }
+                Some(_) => {}
+                None => raw.push_str(&decode_entities(&t)),
+            },
+            Token::Open { name, attrs } => match name.as_str() {
+                "select" => selection = Some((Vec::new(), false)),
+                "option" => {
+                    if let Some((chosen, reading)) = &mut selection {
+                        *reading = attribute(&attrs, "selected").is_some();
+                        if *reading {
+                            chosen.push(String::new());
+                        }
+                    }
+                }
+                "input" => {
+                    let value = attribute(&attrs, "value").map(decode_entities);
+                    let shown = match attribute(&attrs, "type") {
+                        Some(t) if t.eq_ignore_ascii_case("checkbox") => {
+                            if attribute(&attrs, "checked").is_some() {
+                                "[x]".to_string()
+                            } else {
+                                "[ ]".to_string()
+                            }
+                        }
+                        _ => value
+                            .filter(|v| !v.trim().is_empty())
+                            .unwrap_or_else(|| "___".to_string()),
+                    };
                     raw.push(' ');
+                    raw.push_str(&shown);
+                    raw.push(' ');
+                }
+                _ => block_break(&name, &mut raw),
+            },
+            Token::Close(name) => {
+                if name == "select" {
+                    if let Some((chosen, _)) = selection.take() {
+                        let chosen: Vec<String> = chosen
+                            .iter()
+                            .map(|c| c.split_whitespace().collect::<Vec<_>>().join(" "))
+                            .filter(|c| !c.is_empty())
+                            .collect();
+                        raw.push(' ');
+                        raw.push_str(&if chosen.is_empty() {
+                            "___".to_string()
+                        } else {
+                            chosen.join(", ")
+                        });
+                        raw.push(' ');
+                    }
+                } else if name == "option" {
+                    if let Some((_, reading)) = &mut selection {
+                        *reading = false;
+                    }
+                } else {
+                    block_break(&name, &mut raw);
                 }
             }
         }
@@ -399,6 +690,15 @@ pub fn to_text(html: &str) -> String {
         .filter(|l| !l.is_empty())
         .collect::<Vec<_>>()
         .join("\n")
+}
+
+/// A line break for a block element, a space for a table cell.
+fn block_break(name: &str, raw: &mut String) {
+    if BLOCK.contains(&name) {
+        raw.push('\n');
+    } else if name == "td" || name == "th" {
+        raw.push(' ');
+    }
 }
 
 /// A count of the sanitiser's inner steps (bytes looked ahead, open elements walked), kept in
@@ -458,6 +758,57 @@ mod tests {
     }
 
     #[test]
+    fn template_fields_keep_their_checked_attributes_and_nothing_active() {
+        let cases = [
+            (
+                "<section id=\"f\" class=\"level1\" data-section-name=\"Findings\" onclick=\"x()\" style=\"x\"><header class=\"level1\">Findings</header></section>",
+                "<section id=\"f\" class=\"level1\" data-section-name=\"Findings\"><header class=\"level1\">Findings</header></section>",
+            ),
+            (
+                "<label for=\"n\">Size</label><INPUT TYPE=NUMBER id=n name=\"size\" value=\"a &amp; b\" min=\"\" onfocus=\"x()\" data-field-units=\"mm\" data-evil=\"1\" checked/>",
+                "<label for=\"n\">Size</label><input id=\"n\" type=\"number\" name=\"size\" value=\"a &amp; b\" min=\"\" checked=\"checked\" data-field-units=\"mm\">",
+            ),
+            // Types that submit, upload or load an image are not kept.
+            ("<input type=\"image\" src=\"x\" formaction=\"javascript:x\">", "<input>"),
+            ("<input id=\"bad id\" value=\"x\">", "<input value=\"x\">"),
+            (
+                "<select id=s multiple><option value=a selected>A</option><option>B</option></select>",
+                "<select id=\"s\" multiple=\"multiple\"><option value=\"a\" selected=\"selected\">A</option><option>B</option></select>",
+            ),
+            // A text area's content is text, as browsers read it.
+            (
+                "<textarea id=t><p>not markup</p></TEXTAREA ><p>after</p>",
+                "<textarea id=\"t\">&lt;p&gt;not markup&lt;/p&gt;</textarea><p>after</p>",
+            ),
+            ("<textarea></textareax></textarea>", "<textarea>&lt;/textareax&gt;</textarea>"),
+            ("<title><b>x</title><p>y</p>", "<p>y</p>"),
+            ("<style></style ><img src=x onerror=alert(1)>", ""),
+            ("a\u{0}b\u{7}c\td", "abc\td"),
+            (
+                "<input value=\"&quot;><script>alert(1)</script>\">",
+                "<input value=\"&quot;&gt;&lt;script&gt;alert(1)&lt;/script&gt;\">",
+            ),
+        ];
+        for (input, expected) in cases {
+            assert_eq!(sanitize(input), expected, "{input}");
+            assert_eq!(sanitize(expected), expected, "not idempotent: {expected}");
+        }
+        assert_eq!(
+            to_xhtml("<p>a<br>b<input id=x></p><hr>"),
+            "<p>a<br/>b<input id=\"x\"/></p><hr/>"
+        );
+    }
+
+    #[test]
+    fn fields_show_what_they_hold_in_the_text() {
+        let html = "<section><header>Nodule</header><p><label for=s>Size</label> <input id=s type=number value=12> mm <input id=e type=number> <input type=checkbox checked> <input type=checkbox></p><p><select><option value=a>first</option><option selected>second</option><option selected>third</option></select> <select><option>x</option></select></p><textarea>Free text.</textarea></section>";
+        assert_eq!(
+            to_text(html),
+            "Nodule\nSize 12 mm ___ [x] [ ]\nsecond, third ___\nFree text."
+        );
+    }
+
+    #[test]
     fn sanitized_output_has_no_active_content() {
         let nasty = "<div><ScRiPt>x</sCrIpT><a HREF=JaVaScRiPt:x>y</a><p style=\"background:url(javascript:x)\">z</p></div>";
         let out = sanitize(nasty).to_ascii_lowercase();
@@ -499,7 +850,16 @@ mod tests {
     /// used to be quadratic: doubling the input at most doubles the work.
     #[test]
     fn work_grows_linearly_with_the_input() {
-        for unit in ["&", "&#", "<b></i>", "<i><b></i>", "a&b;<p></i></b>&amp"] {
+        for unit in [
+            "&",
+            "&#",
+            "<b></i>",
+            "<i><b></i>",
+            "a&b;<p></i></b>&amp",
+            "<textarea></textare",
+            "<title></x>",
+            "<textarea>a</textarea>",
+        ] {
             let steps = |n: usize| work::of(|| sanitize(&unit.repeat(n))).1;
             let (small, large) = (steps(10_000), steps(20_000));
             assert!(

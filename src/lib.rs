@@ -40,6 +40,7 @@ pub mod http;
 pub mod input;
 pub mod knowledge;
 pub mod mcp;
+pub mod mrrt;
 pub mod openapi;
 pub mod ratelimit;
 pub mod routes;

@@ -10,6 +10,7 @@ use crate::corpus::evaluate::evaluate_link;
 use crate::corpus::source::Status;
 use crate::error::ErrorFormat;
 use crate::input::{MAX_OFFSET, MAX_PAGE};
+use crate::mrrt;
 use crate::routes::{
     Access, ContextOp, CorpusOp, McpOp, Op, ServiceOp, TemplateOp, WebhookOp, API_VERSION,
     ENDPOINTS,
@@ -206,6 +207,12 @@ fn limit_schema(min: usize, max: usize, default: usize) -> Value {
 
 /// Responses of a template operation: the success, the errors every one has, and `extra`.
 fn template_responses(status: &str, body: Value, extra: &[&str]) -> Value {
+    let mut responses = keyed_template_responses(status, body, extra);
+    responses["400"]["description"] = json!("bad_request: malformed JSON, a body that is not a JSON object, a Content-Type other than application/json or text/html, or (details.field = body) an HTML body that is not an MRRT template, with what is missing or malformed.");
+    responses
+}
+
+fn keyed_template_responses(status: &str, body: Value, extra: &[&str]) -> Value {
     keyed_responses(
         status,
         body,
@@ -439,6 +446,13 @@ fn webhook_id() -> Value {
         "The webhook id (wh_ and 24 hex digits).",
         json!({ "type": "string", "pattern": "^wh_[0-9a-f]{24}$" }),
     )
+}
+
+/// A template body that may also be an IHE MRRT document (`Content-Type: text/html`).
+fn with_mrrt_body(mut body: Value) -> Value {
+    body["content"]["text/html"] = json!({ "schema": { "type": "string",
+        "description": "An IHE MRRT report template (HTML5/XHTML). Its title is the name, its body the content (sanitised), its Dublin Core metadata and template_attributes the metadata, its coded_content the coded_content, and radref.* metadata the labels and tags. A document that is not an MRRT template is refused with 400 naming what is missing or malformed." } });
+    body
 }
 
 fn json_body(schema: Value, example: Option<Value>) -> Value {
@@ -773,18 +787,36 @@ fn template_operation(op: TemplateOp) -> Value {
             json!({ "parameters": params, "responses": template_responses("200", page_of("TemplateView"), &["422"]) })
         }
         TemplateOp::CreateTemplate => json!({
-            "requestBody": json_body(json!({ "$ref": "#/components/schemas/TemplateCreate" }),
-                Some(json!({ "name": "CT chest routine", "content": "<h2>FINDINGS</h2><p>Lungs: clear.</p>", "modality": "CT", "tags": ["chest"], "voice_command": "normal chest" }))),
+            "requestBody": with_mrrt_body(json_body(json!({ "$ref": "#/components/schemas/TemplateCreate" }),
+                Some(json!({ "name": "CT chest routine", "content": "<h2>FINDINGS</h2><p>Lungs: clear.</p>", "modality": "CT", "tags": ["chest"], "voice_command": "normal chest" })))),
             "responses": template_responses("201", data_of("Template"), &["409", "422"])
         }),
         TemplateOp::ResolveVoiceCommand => json!({
             "parameters": [ q("command", "The spoken phrase.", json!({ "type": "string", "minLength": 1, "pattern": VOICE_PATTERN }), true) ],
             "responses": template_responses("200", data_of("Template"), &["404", "422"])
         }),
-        TemplateOp::GetTemplate => json!({ "parameters": [ template_id() ],
-            "responses": template_responses("200", data_of("TemplateView"), &["404"]) }),
+        TemplateOp::GetTemplate => {
+            let mut responses = template_responses("200", data_of("TemplateView"), &["404"]);
+            responses["200"]["description"] = json!("The template: JSON by default; the IHE MRRT document (XHTML) when Accept prefers text/html. Vary: Accept.");
+            responses["200"]["content"]["text/html"] = json!({ "schema": { "type": "string", "description": "An IHE MRRT report template: <title>, <meta charset>, Dublin Core <meta name=\"dcterms.*\">, radref.* labels, <script type=\"text/xml\"> with template_attributes and coded_content, and the content as <body>." } });
+            json!({ "parameters": [ template_id() ],
+                "description": "Send Accept: text/html for the MRRT export; POST it back with Content-Type: text/html to import the same template.",
+                "responses": responses })
+        }
+        TemplateOp::EvaluateTemplate => {
+            let mut body = json_body(
+                json!({ "type": "object", "additionalProperties": false,
+                "properties": { "values": { "type": ["object", "null"], "description": "Field id to value: text, a number, true/false for a checkbox, a list for a selection of several. A field not given keeps the value the template holds." } } }),
+                Some(json!({ "values": { "T1": 12, "T2": "b" } })),
+            );
+            body["required"] = json!(false);
+            json!({ "parameters": [ template_id() ],
+                "description": "Each field bound to an evaluator input (data-radref-system and data-radref-input) gives its value to that input; every system with a bound field is evaluated as POST /api/v1/systems/{slug}/evaluate would. The body may instead be the filled MRRT document (Content-Type: text/html), whose fields' values are read.",
+                "requestBody": with_mrrt_body(body),
+                "responses": template_responses("200", data_of("TemplateEvaluation"), &["404", "422"]) })
+        }
         TemplateOp::UpdateTemplate => json!({ "parameters": [ template_id() ],
-            "requestBody": json_body(json!({ "$ref": "#/components/schemas/TemplateUpdate" }), None),
+            "requestBody": with_mrrt_body(json_body(json!({ "$ref": "#/components/schemas/TemplateUpdate" }), None)),
             "responses": template_responses("200", data_of("Template"), &["404", "409", "422"]) }),
         TemplateOp::DeleteTemplate => json!({ "parameters": [ template_id() ],
             "responses": template_responses("204", Value::Null, &["404"]) }),
@@ -1184,10 +1216,25 @@ fn components() -> Value {
             }
         }
     });
-    if let (Some(schemas), Value::Object(more)) =
-        (components["schemas"].as_object_mut(), webhook_schemas())
-    {
-        schemas.extend(more);
+    // A template's MRRT parts, in the owner's view and the public one.
+    for view in ["Template", "PublicTemplate"] {
+        if let Some(properties) = components["schemas"][view]["properties"].as_object_mut() {
+            properties.insert(
+                "metadata".into(),
+                json!({ "$ref": "#/components/schemas/MrrtMetadata" }),
+            );
+            properties.insert(
+                "coded_content".into(),
+                json!({ "type": "array", "items": { "$ref": "#/components/schemas/CodedEntry" } }),
+            );
+            properties.insert("fields".into(), json!({ "type": "array", "items": { "$ref": "#/components/schemas/TemplateField" } }));
+        }
+    }
+    for more in [webhook_schemas(), mrrt_schemas()] {
+        if let (Some(schemas), Value::Object(more)) = (components["schemas"].as_object_mut(), more)
+        {
+            schemas.extend(more);
+        }
     }
     components
 }
@@ -1402,6 +1449,62 @@ fn unit_answer_schema(cited: Value) -> Value {
     })
 }
 
+/// The schemas of MRRT templates: metadata, coded content, fields and a filled template's
+/// evaluation.
+fn mrrt_schemas() -> Value {
+    json!({
+            "MrrtCode": {
+                "type": "object", "additionalProperties": false, "required": ["scheme", "value", "meaning"],
+                "properties": { "scheme": { "type": "string", "minLength": 1 }, "value": { "type": "string", "minLength": 1 }, "meaning": { "type": "string", "minLength": 1 } }
+            },
+            "CodedEntry": {
+                "type": "object", "additionalProperties": false, "required": ["id", "codes"],
+                "description": "MRRT coded_content entry: the codes of one element of the content, named by its id (ORIGTXT).",
+                "properties": { "id": { "type": "string" }, "codes": { "type": "array", "minItems": 1, "maxItems": mrrt::MAX_ENTRY_CODES, "items": { "$ref": "#/components/schemas/MrrtCode" } } }
+            },
+            "MrrtMetadata": {
+                "type": "object", "additionalProperties": false,
+                "description": "IHE MRRT metadata: Dublin Core elements (dcterms.*) and template_attributes. identifier (default urn:radref:template:{id}), date (default the creation date) and language (default en) are filled in on write; a code's scheme among RADLEX, SNOMEDCT and LOINC is declared in coding_schemes with its OID when the template does not declare it.",
+                "properties": {
+                    "identifier": { "type": ["string", "null"] }, "description": { "type": ["string", "null"] },
+                    "publisher": { "type": ["string", "null"] },
+                    "creator": { "type": "array", "items": { "type": "string" } }, "contributor": { "type": "array", "items": { "type": "string" } },
+                    "rights": { "type": ["string", "null"] }, "license": { "type": ["string", "null"] },
+                    "date": { "type": ["string", "null"], "description": "YYYY-MM-DD, or a date and time." },
+                    "language": { "type": ["string", "null"] },
+                    "status": { "enum": [ mrrt::STATUSES[0], mrrt::STATUSES[1], mrrt::STATUSES[2], null ] },
+                    "top_level": { "type": ["boolean", "null"] },
+                    "coding_schemes": { "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["name", "designator"], "properties": { "name": { "type": "string" }, "designator": { "type": "string" } } } },
+                    "terms": { "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["code"], "properties": { "type": { "type": ["string", "null"] }, "code": { "$ref": "#/components/schemas/MrrtCode" } } } }
+                }
+            },
+            "TemplateField": {
+                "type": "object", "required": ["id", "type", "value", "multiple", "codes", "binding"],
+                "description": "A field of the content (an input, select or textarea with an id); read-only, derived from the content and coded_content.",
+                "properties": {
+                    "id": { "type": "string" },
+                    "type": { "type": "string", "description": "data-field-type, or what the element implies: TEXT, NUMBER, DATE, TIME, CHECKBOX, SELECTION." },
+                    "name": { "type": ["string", "null"] }, "label": { "type": ["string", "null"] },
+                    "section": { "type": ["string", "null"] }, "units": { "type": ["string", "null"] },
+                    "value": { "description": "What the field holds: text, true/false for a checkbox, the chosen value of a selection (a list when it takes several), or null." },
+                    "options": { "type": "array", "items": { "type": "object", "required": ["value", "label"], "properties": { "value": { "type": "string" }, "label": { "type": "string" } } } },
+                    "multiple": { "type": "boolean" },
+                    "codes": { "type": "array", "items": { "$ref": "#/components/schemas/MrrtCode" } },
+                    "binding": { "oneOf": [ { "type": "null" }, { "type": "object", "required": ["system", "input"], "properties": { "system": { "type": "string" }, "input": { "type": "string" } } } ],
+                        "description": "The system and evaluator input the field fills (data-radref-system, data-radref-input)." }
+                }
+            },
+            "TemplateEvaluation": {
+                "type": "object", "required": ["template_id", "values", "evaluations"],
+                "properties": {
+                    "template_id": { "type": "string" },
+                    "values": { "type": "object", "description": "Field id to the value given to its input." },
+                    "evaluations": { "type": "array", "description": "One evaluation per system with a bound field, as POST /api/v1/systems/{slug}/evaluate answers.", "items": { "type": "object" } }
+                }
+            }
+    })
+}
+
 /// The writable fields of a template, with the limits `templates` enforces.
 fn template_fields() -> Value {
     let label = json!({ "type": ["string", "null"], "maxLength": tpl::MAX_LABEL_CHARS });
@@ -1409,13 +1512,16 @@ fn template_fields() -> Value {
         json!({ "type": "string", "maxLength": tpl::MAX_VOICE_CHARS, "pattern": VOICE_PATTERN });
     json!({
         "name": { "type": "string", "minLength": 1, "maxLength": tpl::MAX_NAME_CHARS, "pattern": "\\S" },
-        "content": { "type": "string", "minLength": 1, "maxLength": tpl::MAX_CONTENT_CHARS, "pattern": "\\S", "description": "HTML; sanitised on write (an allowlist of formatting elements; no script, style, event handlers or links); what survives is stored." },
+        "content": { "type": "string", "minLength": 1, "maxLength": tpl::MAX_CONTENT_CHARS, "pattern": "\\S", "description": "HTML; sanitised on write (an allowlist of formatting elements and the sections, headers, labels and fields of an MRRT template body, each with a few checked attributes; no script, style, event handlers, styles or links); what survives is stored. A field (input, select, textarea with an id) may carry data-radref-system and data-radref-input to fill an evaluator input." },
         "exam_type": label, "modality": label, "category": label, "subcategory": label,
         "tags": { "type": ["array", "null"], "maxItems": tpl::MAX_TAGS, "items": { "type": "string", "minLength": 1, "maxLength": tpl::MAX_TAG_CHARS, "pattern": "\\S" } },
         "voice_command": { "description": "Primary dictation command, unique among the caller's commands and aliases after normalisation; null or \"\" clears it.",
             "anyOf": [ { "type": "string", "maxLength": tpl::MAX_VOICE_CHARS, "pattern": VOICE_PATTERN }, { "const": "" }, { "type": "null" } ] },
         "voice_aliases": { "type": ["array", "null"], "maxItems": tpl::MAX_ALIASES, "items": voice },
-        "is_favorite": { "type": "boolean" }, "is_public": { "type": "boolean" }
+        "is_favorite": { "type": "boolean" }, "is_public": { "type": "boolean" },
+        "metadata": { "anyOf": [ { "$ref": "#/components/schemas/MrrtMetadata" }, { "type": "null" } ] },
+        "coded_content": { "type": ["array", "null"], "maxItems": mrrt::MAX_CODED_ENTRIES, "items": { "$ref": "#/components/schemas/CodedEntry" },
+            "description": "Each entry's id must be an element id of the content." }
     })
 }
 

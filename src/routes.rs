@@ -112,6 +112,7 @@ pub enum TemplateOp {
     UpdateTemplate,
     DeleteTemplate,
     UseTemplate,
+    EvaluateTemplate,
 }
 
 /// Webhook subscriptions and publishing events.
@@ -209,7 +210,9 @@ impl Op {
             Op::Context(ContextOp::PostGroundedContext) => body::CONTEXT,
             Op::Mcp(McpOp::PostMcp) => body::MCP,
             Op::Templates(op) => match op {
-                TemplateOp::CreateTemplate | TemplateOp::UpdateTemplate => body::TEMPLATE,
+                TemplateOp::CreateTemplate
+                | TemplateOp::UpdateTemplate
+                | TemplateOp::EvaluateTemplate => body::TEMPLATE,
                 TemplateOp::UseTemplate | TemplateOp::DeleteTemplate => body::SMALL,
                 TemplateOp::ListTemplates
                 | TemplateOp::ResolveVoiceCommand
@@ -430,6 +433,8 @@ pub const ENDPOINTS: &[Endpoint] = &[
         "Permanent delete"),
     row(Post, "/api/v1/templates/{id}/use", Op::Templates(TemplateOp::UseTemplate), TEMPLATES, Detailed, Limit::Key, "templates",
         "Record a use: usage_count + 1, last_used_at now"),
+    row(Post, "/api/v1/templates/{id}/evaluate", Op::Templates(TemplateOp::EvaluateTemplate), TEMPLATES, Detailed, Limit::Key, "templates",
+        "Evaluate a filled template: its bound fields' values go to their systems' evaluators"),
     row(Get, "/api/v1/webhooks", Op::Webhooks(WebhookOp::ListWebhooks), WEBHOOKS, Detailed, Limit::Key, "webhooks",
         "The caller's webhook subscriptions, newest first"),
     row(Post, "/api/v1/webhooks", Op::Webhooks(WebhookOp::CreateWebhook), WEBHOOKS, Detailed, Limit::Key, "webhooks",

@@ -7,10 +7,13 @@
 //! same atomic batch as the template, so concurrent writers cannot both claim a phrase.
 
 use crate::call::Principal;
+use crate::corpus::compiled::{self, Logic, SYSTEMS};
+use crate::corpus::source::InputType;
 use crate::db::{int, string_list, text, OnUnique, Row, SqlValue, Statement};
 use crate::error::ApiError;
 use crate::html;
 use crate::input::{is_blank, trim_ascii};
+use crate::mrrt::{self, CodedEntry, Field, Metadata};
 use crate::services::Services;
 use crate::time::iso8601;
 use serde_json::{json, Map, Value};
@@ -41,12 +44,15 @@ pub const WRITABLE: &[&str] = &[
     "voice_aliases",
     "is_favorite",
     "is_public",
+    "metadata",
+    "coded_content",
 ];
 /// Fields the service maintains; a body that sets one is refused.
 pub const READ_ONLY: &[&str] = &[
     "owned",
     "id",
     "content_text",
+    "fields",
     "usage_count",
     "last_used_at",
     "created_by",
@@ -65,10 +71,13 @@ pub const OWNER_ONLY: &[&str] = &[
     "created_by",
 ];
 
+/// The labels of a template, written to an MRRT export as `radref.X` metadata and read back.
+pub const LABELS: [&str; 4] = ["exam_type", "modality", "category", "subcategory"];
+
 /// The columns of a template row, in SELECT order.
 const COLUMNS: &str = "id, user_id, name, content, content_text, exam_type, modality, category, \
     subcategory, tags, voice_command, voice_aliases, is_favorite, is_public, usage_count, \
-    last_used_at, created_at, updated_at";
+    last_used_at, created_at, updated_at, metadata, coded_content";
 
 /// Normalises a spoken phrase: case folded, ASCII whitespace, punctuation and control
 /// characters turned into single spaces, so "Normal Chest-X-ray!" and "normal chest x ray" are the
@@ -108,6 +117,10 @@ pub struct Template {
     pub last_used_at: Option<String>,
     pub created_at: String,
     pub updated_at: String,
+    /// MRRT metadata (Dublin Core elements and template attributes).
+    pub metadata: Metadata,
+    /// MRRT coded content: codes of elements of `content`, by id.
+    pub coded_content: Vec<CodedEntry>,
 }
 
 impl Template {
@@ -131,6 +144,42 @@ impl Template {
             last_used_at: text(row, "last_used_at"),
             created_at: text(row, "created_at").unwrap_or_default(),
             updated_at: text(row, "updated_at").unwrap_or_default(),
+            // Written by this module only, from the same types.
+            metadata: text(row, "metadata")
+                .and_then(|m| serde_json::from_str(&m).ok())
+                .unwrap_or_default(),
+            coded_content: text(row, "coded_content")
+                .and_then(|c| serde_json::from_str(&c).ok())
+                .unwrap_or_default(),
+        }
+    }
+
+    /// The fields of its content, with their codes and bindings.
+    pub fn fields(&self) -> Vec<Field> {
+        mrrt::fields(&self.content, &self.coded_content)
+    }
+
+    /// The template as an MRRT document. Its labels and tags travel as `radref.X` metadata;
+    /// what only its owner sees (voice commands, favourite, uses) and whether it is public do
+    /// not.
+    pub fn to_mrrt(&self) -> mrrt::Document {
+        let mut labels: Vec<(String, String)> = LABELS
+            .iter()
+            .zip([
+                &self.exam_type,
+                &self.modality,
+                &self.category,
+                &self.subcategory,
+            ])
+            .filter_map(|(key, value)| Some((key.to_string(), value.clone()?)))
+            .collect();
+        labels.extend(self.tags.iter().map(|t| ("tags".to_string(), t.clone())));
+        mrrt::Document {
+            name: self.name.clone(),
+            content: self.content.clone(),
+            metadata: self.metadata.clone(),
+            coded_content: self.coded_content.clone(),
+            labels,
         }
     }
 
@@ -166,6 +215,9 @@ impl Template {
             "created_by": self.user_id,
             "created_at": self.created_at,
             "updated_at": self.updated_at,
+            "metadata": self.metadata,
+            "coded_content": self.coded_content,
+            "fields": self.fields(),
         })
     }
 
@@ -217,8 +269,33 @@ impl Template {
             self.last_used_at.clone().into(),
             self.created_at.clone().into(),
             self.updated_at.clone().into(),
+            json!(self.metadata).to_string().into(),
+            json!(self.coded_content).to_string().into(),
         ]
     }
+}
+
+/// The writable fields of an MRRT document, as a JSON body would give them: its title as the
+/// name, its body as the content, its metadata and coded content, and its `radref.X` labels
+/// and tags. Other `radref.X` metadata is not read.
+pub fn fields_of(doc: mrrt::Document) -> Map<String, Value> {
+    let mut map = Map::new();
+    map.insert("name".into(), Value::String(doc.name));
+    map.insert("content".into(), Value::String(doc.content));
+    map.insert("metadata".into(), json!(doc.metadata));
+    map.insert("coded_content".into(), json!(doc.coded_content));
+    let mut tags: Vec<Value> = Vec::new();
+    for (key, value) in doc.labels {
+        if key == "tags" {
+            tags.push(Value::String(value));
+        } else if LABELS.contains(&key.as_str()) && !map.contains_key(&key) {
+            map.insert(key, Value::String(value));
+        }
+    }
+    if !tags.is_empty() {
+        map.insert("tags".into(), Value::Array(tags));
+    }
+    map
 }
 
 fn string_field(
@@ -380,7 +457,140 @@ fn apply(
     if let Some(b) = bool_field(map, "is_public")? {
         template.is_public = b;
     }
+    match map.get("metadata") {
+        None => {}
+        Some(Value::Null) => template.metadata = Metadata::default(),
+        Some(value) => {
+            template.metadata = serde_json::from_value(value.clone())
+                .map_err(|e| ApiError::validation("metadata", format!("'metadata': {e}")))?;
+        }
+    }
+    match map.get("coded_content") {
+        None => {}
+        Some(Value::Null) => template.coded_content = Vec::new(),
+        Some(value) => {
+            template.coded_content = serde_json::from_value(value.clone()).map_err(|e| {
+                ApiError::validation("coded_content", format!("'coded_content': {e}"))
+            })?;
+        }
+    }
+    let ids = mrrt::element_ids(&template.content);
+    if let Some(id) = ids
+        .iter()
+        .enumerate()
+        .find(|(i, id)| ids[..*i].contains(id))
+        .map(|(_, id)| id)
+    {
+        return Err(ApiError::validation(
+            "content",
+            format!("the id '{id}' is used by two elements of the content; ids name one element"),
+        ));
+    }
+    mrrt::check_coded(&template.coded_content, &ids)
+        .map_err(|e| ApiError::validation("coded_content", e))?;
+    let fields = template.fields();
+    for (i, field) in fields.iter().enumerate() {
+        check_binding(field).map_err(|e| ApiError::validation("content", e))?;
+        if let Some(other) = fields[..i]
+            .iter()
+            .find(|f| f.binding.is_some() && f.binding == field.binding)
+        {
+            return Err(ApiError::validation(
+                "content",
+                format!(
+                    "fields '{}' and '{}' both fill the same evaluator input; bind each input once",
+                    other.id, field.id
+                ),
+            ));
+        }
+    }
+    template.metadata = std::mem::take(&mut template.metadata)
+        .normalised(&template.id, &template.created_at, &template.coded_content)
+        .map_err(|e| ApiError::validation("metadata", e))?;
     Ok(())
+}
+
+/// The logic of the system a slug names.
+fn system_logic(slug: &str) -> Option<&'static Logic> {
+    SYSTEMS
+        .iter()
+        .position(|s| s.slug == slug)
+        .and_then(compiled::logic)
+}
+
+/// Whether a field's binding names a system and one of its inputs the field can fill: a
+/// number field a number input, a checkbox a yes/no input, a selection a choice input whose
+/// values include every option's value (several when it takes several), a text field any
+/// choice or number input (its text is read as one when evaluated).
+fn check_binding(field: &Field) -> Result<(), String> {
+    let Some(b) = &field.binding else {
+        return Ok(());
+    };
+    let logic = system_logic(&b.system).ok_or_else(|| {
+        format!(
+            "field '{}' is bound to system '{}', which is not in the corpus (GET /api/v1/systems lists the slugs)",
+            field.id, b.system
+        )
+    })?;
+    let input = logic.model().input(&b.input).ok_or_else(|| {
+        format!(
+            "field '{}' is bound to input '{}', which '{}' does not take; its inputs: {}",
+            field.id,
+            b.input,
+            b.system,
+            logic.model().input_ids().join(", ")
+        )
+    })?;
+    let fits = match field.kind.as_str() {
+        "NUMBER" => input.kind == InputType::Number,
+        "CHECKBOX" => input.kind == InputType::Boolean,
+        "SELECTION" => {
+            let wanted = if field.multiple {
+                InputType::Multi
+            } else {
+                InputType::Enum
+            };
+            if input.kind == wanted {
+                if let Some(o) = field
+                    .options
+                    .iter()
+                    .find(|o| !input.values.iter().any(|v| v.value == o.value))
+                {
+                    return Err(format!(
+                        "option '{}' of field '{}' is not a value of '{}' input '{}'; its values: {}",
+                        o.value,
+                        field.id,
+                        b.system,
+                        b.input,
+                        input.values.iter().map(|v| v.value.as_str()).collect::<Vec<_>>().join(", ")
+                    ));
+                }
+                true
+            } else {
+                false
+            }
+        }
+        "TEXT" | "TEXTAREA" => matches!(input.kind, InputType::Enum | InputType::Number),
+        _ => false,
+    };
+    if fits {
+        Ok(())
+    } else {
+        Err(format!(
+            "field '{}' ({}{}) cannot fill '{}' input '{}', which takes {}",
+            field.id,
+            field.kind,
+            if field.multiple { ", several" } else { "" },
+            b.system,
+            b.input,
+            match input.kind {
+                InputType::Number => "a number: use a NUMBER field",
+                InputType::Boolean => "yes or no: use a CHECKBOX field",
+                InputType::Enum => "one value: use a SELECTION field or a TEXT field",
+                InputType::Multi => "several values: use a SELECTION field with multiple",
+            }
+        ))
+    }
 }
 
 async fn load<S: Services>(services: &S, id: &str) -> Result<Option<Template>, ApiError> {
@@ -622,7 +832,7 @@ pub async fn create<S: Services>(
     };
     apply(&mut t, fields, true)?;
     let insert = Statement::new(
-        format!("INSERT INTO templates ({COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)"),
+        format!("INSERT INTO templates ({COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20)"),
         t.row_params(),
     );
     write(services, insert, &t).await?;
@@ -660,7 +870,7 @@ pub async fn update<S: Services>(
     apply(&mut t, fields, false)?;
     t.updated_at = iso8601(services.now_ms());
     let update = Statement::new(
-        "UPDATE templates SET name = ?3, content = ?4, content_text = ?5, exam_type = ?6, modality = ?7, category = ?8, subcategory = ?9, tags = ?10, voice_command = ?11, voice_aliases = ?12, is_favorite = ?13, is_public = ?14, updated_at = ?18 WHERE id = ?1 AND user_id = ?2",
+        "UPDATE templates SET name = ?3, content = ?4, content_text = ?5, exam_type = ?6, modality = ?7, category = ?8, subcategory = ?9, tags = ?10, voice_command = ?11, voice_aliases = ?12, is_favorite = ?13, is_public = ?14, updated_at = ?18, metadata = ?19, coded_content = ?20 WHERE id = ?1 AND user_id = ?2",
         t.row_params(),
     );
     write(services, update, &t).await?;
@@ -702,6 +912,104 @@ pub async fn record_use<S: Services>(
     t.usage_count += 1;
     t.last_used_at = Some(now);
     Ok(t)
+}
+
+/// The evaluations of a filled template: every field bound to an evaluator input gives its
+/// value (from `given`, by field id, or else the value the template itself holds) to that
+/// input, and each system with a bound field is evaluated on them.
+pub fn evaluate_filled(t: &Template, given: &Map<String, Value>) -> Result<Value, ApiError> {
+    let fields = t.fields();
+    if let Some(unknown) = given.keys().find(|k| !fields.iter().any(|f| &f.id == *k)) {
+        return Err(ApiError::validation(
+            "values",
+            format!(
+                "this template has no field '{unknown}'; its fields: {}",
+                fields
+                    .iter()
+                    .map(|f| f.id.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        ));
+    }
+    let bound: Vec<(&Field, &mrrt::Binding)> = fields
+        .iter()
+        .filter_map(|f| Some((f, f.binding.as_ref()?)))
+        .collect();
+    if bound.is_empty() {
+        return Err(ApiError::validation(
+            "content",
+            "this template has no field bound to an evaluator input (data-radref-system and data-radref-input on a field)",
+        ));
+    }
+    let mut systems: Vec<&str> = Vec::new();
+    for (_, b) in &bound {
+        if !systems.contains(&b.system.as_str()) {
+            systems.push(&b.system);
+        }
+    }
+    let mut used = Map::new();
+    let mut evaluations = Vec::new();
+    for slug in systems {
+        let logic = system_logic(slug).ok_or_else(|| {
+            ApiError::validation(
+                "content",
+                format!("system '{slug}' is no longer in the corpus"),
+            )
+        })?;
+        let mut inputs = Map::new();
+        for (field, b) in bound.iter().filter(|(_, b)| b.system == slug) {
+            let value = given.get(&field.id).unwrap_or(&field.value);
+            let Some(input) = logic.model().input(&b.input) else {
+                continue;
+            };
+            if let Some(v) = input_value(field, input.kind, value)
+                .map_err(|e| ApiError::validation("values", e))?
+            {
+                used.insert(field.id.clone(), v.clone());
+                inputs.insert(b.input.clone(), v);
+            }
+        }
+        let ask = crate::evaluation::Ask {
+            inputs: logic
+                .model()
+                .inputs_from_json(&inputs)
+                .map_err(|e| ApiError::validation("values", format!("{slug}: {e}")))?,
+            units: None,
+            format: crate::evaluation::Format::Json,
+        };
+        let eval = crate::evaluation::run(logic, &ask)?;
+        evaluations.push(json!(crate::evaluation::answer(logic, &ask, &eval)));
+    }
+    Ok(json!({ "template_id": t.id, "values": used, "evaluations": evaluations }))
+}
+
+/// A field's value as the JSON its input takes; `None` when the field holds nothing.
+fn input_value(field: &Field, kind: InputType, value: &Value) -> Result<Option<Value>, String> {
+    let wrong = |what: &str| format!("field '{}' holds {value}, which is not {what}", field.id);
+    Ok(match (kind, value) {
+        (_, Value::Null) => None,
+        (_, Value::String(s)) if s.trim().is_empty() => None,
+        (InputType::Number, Value::Number(_)) => Some(value.clone()),
+        (InputType::Number, Value::String(s)) => Some(Value::from(
+            s.trim().parse::<f64>().map_err(|_| wrong("a number"))?,
+        )),
+        (InputType::Enum, Value::String(s)) => Some(Value::String(s.trim().to_string())),
+        (InputType::Multi, Value::Array(_)) => Some(value.clone()),
+        (InputType::Multi, Value::String(s)) => Some(json!([s.trim()])),
+        (InputType::Boolean, Value::Bool(_)) => Some(value.clone()),
+        (InputType::Boolean, Value::String(s)) => {
+            Some(Value::Bool(match s.trim().to_ascii_lowercase().as_str() {
+                "true" | "yes" | "on" => true,
+                "false" | "no" | "off" => false,
+                _ => return Err(wrong("true or false")),
+            }))
+        }
+        (InputType::Number, _) => return Err(wrong("a number")),
+        (InputType::Enum, _) => return Err(wrong("one value")),
+        (InputType::Multi, _) => return Err(wrong("a list of values")),
+        (InputType::Boolean, _) => return Err(wrong("true or false")),
+    })
 }
 
 fn prefixed(alias: &str) -> String {

@@ -5,12 +5,32 @@
 
 const ALLOWED = new Set(['p', 'br', 'b', 'strong', 'i', 'em', 'u', 's', 'sub', 'sup', 'ul', 'ol', 'li',
   'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'table', 'thead', 'tbody', 'tfoot', 'tr', 'th', 'td', 'div', 'span',
-  'blockquote', 'hr', 'pre', 'code']);
+  'blockquote', 'hr', 'pre', 'code', 'section', 'header', 'label', 'input', 'select', 'option', 'textarea']);
 const DROPPED_WITH_CONTENT = new Set(['script', 'style', 'iframe', 'object', 'embed', 'noscript', 'template',
-  'svg', 'math', 'head', 'title', 'textarea', 'select', 'xmp', 'noembed', 'noframes']);
-const VOID = new Set(['br', 'hr']);
+  'svg', 'math', 'head', 'title', 'xmp', 'noembed', 'noframes']);
+const RAW_TEXT = new Set(['script', 'style', 'textarea', 'title', 'xmp', 'iframe', 'noembed', 'noframes', 'noscript']);
+const VOID = new Set(['br', 'hr', 'input']);
 const BLOCK = new Set(['p', 'div', 'br', 'li', 'ul', 'ol', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'tr', 'table',
-  'blockquote', 'hr', 'pre']);
+  'blockquote', 'hr', 'pre', 'section', 'header']);
+
+const MAX_ATTRIBUTE_CHARS = 500;
+const FIELD_DATA = [['data-field-type', 'text'], ['data-field-units', 'text'], ['data-field-merge-flag', 'text'],
+  ['data-field-verbal-trigger', 'text'], ['data-field-completion-action', 'text'], ['data-radref-system', 'text'],
+  ['data-radref-input', 'text']];
+const ATTRIBUTES = {
+  td: [['colspan', 'span'], ['rowspan', 'span']],
+  th: [['colspan', 'span'], ['rowspan', 'span']],
+  section: [['id', 'id'], ['class', 'class'], ['data-section-name', 'text']],
+  header: [['class', 'class']],
+  label: [['for', 'id']],
+  input: [['id', 'id'], ['type', 'inputType'], ['name', 'text'], ['value', 'text'], ['min', 'number'],
+    ['max', 'number'], ['step', 'number'], ['placeholder', 'text'], ['checked', 'flag']],
+  select: [['id', 'id'], ['name', 'text'], ['multiple', 'flag']],
+  option: [['id', 'id'], ['value', 'text'], ['selected', 'flag']],
+  textarea: [['id', 'id'], ['name', 'text'], ['rows', 'span'], ['cols', 'span'], ['placeholder', 'text']],
+};
+const INPUT_TYPES = new Set(['text', 'number', 'date', 'time', 'checkbox']);
+const isField = (e) => e === 'input' || e === 'select' || e === 'textarea';
 
 const isAlnum = (c) => /^[A-Za-z0-9]$/.test(c);
 const isAlpha = (c) => /^[A-Za-z]$/.test(c);
@@ -89,11 +109,38 @@ function tokenize(input) {
     if (end === -1) break; // an unterminated tag: the rest of the input is not shown
     const attrText = rest.slice(nameStart + nameLen, nameStart + nameLen + end);
     if (text) { tokens.push({ text }); text = ''; }
-    tokens.push(closing ? { close: name } : { open: name, attrs: attributes(attrText) });
     i += nameStart + nameLen + end + 1;
+    if (closing) { tokens.push({ close: name }); continue; }
+    tokens.push({ open: name, attrs: attributes(attrText) });
+    if (RAW_TEXT.has(name)) {
+      // Everything up to the element's own end tag is its text.
+      const [content, close] = rawText(input.slice(i), name);
+      if (content) tokens.push({ text: content });
+      i += content.length;
+      if (close === null) break;
+      tokens.push({ close: name });
+      i += close;
+    }
   }
   if (text) tokens.push({ text });
   return tokens;
+}
+
+// The text of a raw-text element at the start of s, and the length of its end tag (or null).
+function rawText(s, name) {
+  let from = 0;
+  for (;;) {
+    const p = s.indexOf('</', from);
+    if (p === -1) return [s, null];
+    const after = p + 2 + name.length;
+    const next = s[after];
+    if (s.length >= after && s.slice(p + 2, after).toLowerCase() === name
+      && (next === undefined || '\t\n\f\r />'.includes(next))) {
+      const e = tagEnd(s.slice(after));
+      return [s.slice(0, p), e === -1 ? s.length - p : after - p + e + 1];
+    }
+    from = p + 2;
+  }
 }
 
 function visible(input) {
@@ -139,8 +186,37 @@ function decodeEntities(s) {
 }
 
 function escape(s) {
-  return s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' }[c]));
+  return s.replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]/g, '')
+    .replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' }[c]));
 }
+
+function keptValue(form, name, raw) {
+  const chars = [...raw];
+  const all = (max, re) => chars.length <= max && chars.every((c) => re.test(c));
+  switch (form) {
+    case 'span': return /^[0-9]{1,3}$/.test(raw) ? raw : null;
+    case 'id': return raw !== '' && all(64, /^[A-Za-z0-9_.:-]$/) ? raw : null;
+    case 'class': return all(100, /^[A-Za-z0-9_ -]$/) ? raw : null;
+    case 'number': return all(24, /^[0-9.eE+-]$/) ? raw : null;
+    case 'flag': return name;
+    case 'inputType': { const t = raw.replace(/[A-Z]/g, (c) => c.toLowerCase()); return INPUT_TYPES.has(t) ? t : null; }
+    default: { const text = decodeEntities(raw); return [...text].length <= MAX_ATTRIBUTE_CHARS ? text : null; }
+  }
+}
+
+function keptAttributes(element, attrs) {
+  const list = [...(ATTRIBUTES[element] || []), ...(isField(element) ? FIELD_DATA : [])];
+  const out = [];
+  for (const [name, form] of list) {
+    const found = attrs.find(([a]) => a === name);
+    if (!found) continue;
+    const value = keptValue(form, name, found[1]);
+    if (value !== null) out.push([name, value]);
+  }
+  return out;
+}
+
+const attribute = (attrs, name) => { const f = attrs.find(([a]) => a === name); return f ? f[1] : undefined; };
 
 /** The HTML the service will store for `input`. */
 export function sanitize(input) {
@@ -151,11 +227,7 @@ export function sanitize(input) {
     else if (t.open) {
       if (!ALLOWED.has(t.open)) continue;
       out += `<${t.open}`;
-      if (t.open === 'td' || t.open === 'th') {
-        for (const [attr, value] of t.attrs) {
-          if ((attr === 'colspan' || attr === 'rowspan') && /^[0-9]{1,3}$/.test(value)) out += ` ${attr}="${value}"`;
-        }
-      }
+      for (const [attr, value] of keptAttributes(t.open, t.attrs)) out += ` ${attr}="${escape(value)}"`;
       out += '>';
       if (!VOID.has(t.open)) open.push(t.open);
     } else {
@@ -170,13 +242,41 @@ export function sanitize(input) {
 /** The plain text (content_text) the service derives from stored HTML. */
 export function toText(html) {
   let raw = '';
+  const blockBreak = (name) => {
+    if (BLOCK.has(name)) raw += '\n';
+    else if (name === 'td' || name === 'th') raw += ' ';
+  };
+  let selection = null; // { chosen: [], reading: false } inside a <select>
   for (const t of visible(html)) {
-    if (t.text !== undefined) raw += decodeEntities(t.text);
-    else {
-      const name = t.open || t.close;
-      if (BLOCK.has(name)) raw += '\n';
-      else if (name === 'td' || name === 'th') raw += ' ';
-    }
+    if (t.text !== undefined) {
+      if (selection) { if (selection.reading) selection.chosen[selection.chosen.length - 1] += decodeEntities(t.text); } else raw += decodeEntities(t.text);
+    } else if (t.open) {
+      if (t.open === 'select') selection = { chosen: [], reading: false };
+      else if (t.open === 'option') {
+        if (selection) {
+          selection.reading = attribute(t.attrs, 'selected') !== undefined;
+          if (selection.reading) selection.chosen.push('');
+        }
+      } else if (t.open === 'input') {
+        const type = attribute(t.attrs, 'type');
+        let shown;
+        if (type !== undefined && type.toLowerCase() === 'checkbox') shown = attribute(t.attrs, 'checked') !== undefined ? '[x]' : '[ ]';
+        else {
+          const value = attribute(t.attrs, 'value');
+          const decoded = value === undefined ? '' : decodeEntities(value);
+          shown = decoded.trim() ? decoded : '___';
+        }
+        raw += ` ${shown} `;
+      } else blockBreak(t.open);
+    } else if (t.close === 'select') {
+      if (selection) {
+        const chosen = selection.chosen.map((c) => c.split(/\s+/).filter(Boolean).join(' ')).filter(Boolean);
+        raw += ` ${chosen.length ? chosen.join(', ') : '___'} `;
+        selection = null;
+      }
+    } else if (t.close === 'option') {
+      if (selection) selection.reading = false;
+    } else blockBreak(t.close);
   }
   return raw.split(/\r?\n/).map((l) => l.split(/\s+/).filter(Boolean).join(' ')).filter(Boolean).join('\n');
 }

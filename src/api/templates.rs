@@ -4,8 +4,9 @@
 
 use crate::call::Call;
 use crate::error::ApiError;
-use crate::http::Response;
+use crate::http::{Request, Response};
 use crate::input::{boolean, json_object, page, paging, BodyRule, Params, Refusal};
+use crate::mrrt;
 use crate::routes::TemplateOp;
 use crate::services::Services;
 use crate::templates::{self, ListQuery, Template, SORTS};
@@ -34,6 +35,60 @@ pub async fn dispatch<S: Services>(
         TemplateOp::UpdateTemplate => update(call).await,
         TemplateOp::DeleteTemplate => delete(call).await,
         TemplateOp::UseTemplate => record_use(call).await,
+        TemplateOp::EvaluateTemplate => evaluate(call).await,
+    }
+}
+
+/// Whether the body is an MRRT document (`Content-Type: text/html`, any parameters).
+fn is_html(request: &Request) -> bool {
+    request
+        .header("content-type")
+        .and_then(|c| c.split(';').next())
+        .is_some_and(|c| c.trim().eq_ignore_ascii_case("text/html"))
+}
+
+/// The body as text, when it is HTML.
+fn html_body(request: &Request) -> Result<&str, ApiError> {
+    std::str::from_utf8(&request.body)
+        .map_err(|_| ApiError::bad_request("the HTML body is not UTF-8 text"))
+}
+
+/// A create or update body: the JSON fields, or those of an MRRT document (400 naming what
+/// makes it not one).
+fn body_fields(request: &Request) -> Result<serde_json::Map<String, serde_json::Value>, ApiError> {
+    if is_html(request) {
+        let doc = mrrt::Document::parse(html_body(request)?)
+            .map_err(|e| ApiError::bad_param("body", format!("not a valid MRRT template: {e}")))?;
+        Ok(templates::fields_of(doc))
+    } else {
+        json_object(request, BODY)
+    }
+}
+
+/// Whether the client prefers an MRRT document to JSON: `text/html` ranks above
+/// `application/json` in its `Accept` header (by quality, then order). JSON is the default.
+fn wants_html(request: &Request) -> bool {
+    let Some(accept) = request.header("accept") else {
+        return false;
+    };
+    let rank = |media: &str| -> Option<(u32, usize)> {
+        accept.split(',').enumerate().find_map(|(i, range)| {
+            let mut parts = range.split(';');
+            let name = parts.next()?.trim();
+            if !name.eq_ignore_ascii_case(media) {
+                return None;
+            }
+            let q = parts
+                .filter_map(|p| p.trim().strip_prefix("q="))
+                .find_map(|q| q.trim().parse::<f32>().ok())
+                .unwrap_or(1.0);
+            Some(((q.clamp(0.0, 1.0) * 1000.0) as u32, i))
+        })
+    };
+    match (rank("text/html"), rank("application/json")) {
+        (Some((0, _)), _) | (None, _) => false,
+        (Some(_), None) => true,
+        (Some((qh, ih)), Some((qj, ij))) => qh > qj || (qh == qj && ih < ij),
     }
 }
 
@@ -115,9 +170,9 @@ fn list_query(params: &impl Params) -> Result<ListQuery, ApiError> {
     })
 }
 
-/// `POST /templates`
+/// `POST /templates`: JSON, or an MRRT document.
 async fn create<S: Services>(call: &Call<'_, S>) -> Result<Response, ApiError> {
-    let fields = json_object(call.request, BODY)?;
+    let fields = body_fields(call.request)?;
     let t = templates::create(call.services, call.who()?, &fields).await?;
     Ok(data(201, &t).with_header("location", format!("/api/v1/templates/{}", t.id)))
 }
@@ -129,16 +184,21 @@ async fn voice<S: Services>(call: &Call<'_, S>) -> Result<Response, ApiError> {
     Ok(data(200, &t))
 }
 
-/// `GET /templates/{id}`
+/// `GET /templates/{id}`: JSON, or the MRRT document when the client asks for HTML.
 async fn get<S: Services>(call: &Call<'_, S>) -> Result<Response, ApiError> {
     let who = call.who()?;
     let t = templates::readable(call.services, who, call.path("id")).await?;
-    Ok(Response::json(200, &json!({ "data": t.view(who) })))
+    let response = if wants_html(call.request) {
+        Response::bytes(200, mrrt::MEDIA_TYPE, t.to_mrrt().to_html().into_bytes())
+    } else {
+        Response::json(200, &json!({ "data": t.view(who) }))
+    };
+    Ok(response.with_header("vary", "Accept"))
 }
 
 /// `PUT /templates/{id}`
 async fn update<S: Services>(call: &Call<'_, S>) -> Result<Response, ApiError> {
-    let fields = json_object(call.request, BODY)?;
+    let fields = body_fields(call.request)?;
     let t = templates::update(call.services, call.who()?, call.path("id"), &fields).await?;
     Ok(data(200, &t))
 }
@@ -154,3 +214,33 @@ async fn record_use<S: Services>(call: &Call<'_, S>) -> Result<Response, ApiErro
     let t = templates::record_use(call.services, call.who()?, call.path("id")).await?;
     Ok(data(200, &t))
 }
+
+/// `POST /templates/{id}/evaluate`: the filled values as JSON `{"values": {field id: value}}`
+/// (an empty body takes the values the template holds), or the filled MRRT document.
+async fn evaluate<S: Services>(call: &Call<'_, S>) -> Result<Response, ApiError> {
+    let values = if is_html(call.request) {
+        mrrt::filled_values(html_body(call.request)?)
+    } else {
+        let mut body = json_object(call.request, EVALUATE_BODY)?;
+        match body.remove("values") {
+            None | Some(serde_json::Value::Null) => serde_json::Map::new(),
+            Some(serde_json::Value::Object(map)) => map,
+            Some(_) => {
+                return Err(ApiError::validation(
+                    "values",
+                    "'values' must be an object of field ids to values",
+                ))
+            }
+        }
+    };
+    let t = templates::readable(call.services, call.who()?, call.path("id")).await?;
+    let answer = templates::evaluate_filled(&t, &values)?;
+    Ok(Response::json(200, &json!({ "data": answer })))
+}
+
+/// An evaluate body: optional, one field.
+const EVALUATE_BODY: BodyRule = BodyRule {
+    writable: &["values"],
+    read_only: &[],
+    optional: true,
+};
