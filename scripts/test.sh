@@ -84,6 +84,10 @@ phase "test: webhook event catalog and payloads against their JSON Schemas (pyth
 "$PY_VENV/bin/python" tests/contract/check_events.py "$BASE_URL" || die "event catalog check"
 phase_done
 
+phase "test: MRRT export and import read by html5lib and the XML parser (tests/contract/check_mrrt.py)"
+"$PY_VENV/bin/python" tests/contract/check_mrrt.py "$BASE_URL" || die "MRRT check"
+phase_done
+
 phase "test: MCP endpoint with the official TypeScript SDK client"
 node tests/mcp/client.mjs "$BASE_URL" || die "MCP client test"
 phase_done

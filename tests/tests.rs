@@ -25,6 +25,10 @@ mod context;
 // Report templates as two users: CRUD, filters, errors, voice commands, sanitising.
 mod templates;
 
+// IHE MRRT templates: import, export, the round trip, refusals, bound fields and evaluating a
+// filled template.
+mod mrrt;
+
 // Webhooks: subscriptions, publishing, delivery through the real local Queue to a loopback
 // receiver under each fault mode, retries, deactivation.
 mod webhooks;

@@ -25,6 +25,16 @@ const INPUTS = [
   '<p>Line one<br>Line two</p><blockquote>quoted</blockquote><pre>  pre  text </pre>',
   '<textarea><p>not markup</p></textarea><p>after textarea</p>',
   '<p>Ünïcödé — “quotes” and emoji 🫁</p>',
+  // IHE MRRT body: sections, labels and fields keep their checked attributes only.
+  '<section id="f" class="level1" data-section-name="Findings" onclick="x()"><header class="level1">Findings</header>'
+    + '<p><label for="n1">Size</label> <INPUT TYPE=NUMBER id=n1 name="size" value="a &amp; b" min="" max="150" '
+    + 'data-field-units="mm" data-radref-system="s" data-radref-input="i" onfocus="x()" data-evil="1" checked/> mm</p>'
+    + '<p><select id=c multiple data-field-type="SELECTION"><option value=a selected>first</option><option>second</option>'
+    + '<option id="o3" selected="">third</option></select> <select id=d><option value=x>x</option></select></p>'
+    + '<p><input type="checkbox" id="cb" checked> <input type="image" src="x" formaction="javascript:x"> <input id="bad id" value=""></p>'
+    + '<textarea id=t rows=3 cols=abc><p>not markup</p><script>alert(1)</script></TEXTAREA ><p>after</p></section>',
+  '<textarea></textareax></textarea><title><b>t</title><p>y</p><style></style ><img src=x onerror=alert(1)>',
+  'controls\u0000 and\u0007 tabs\tkept <input value="\u0001x">',
 ];
 
 const created = [];
