@@ -461,7 +461,12 @@ fn apply(
         None => {}
         Some(Value::Null) => template.metadata = Metadata::default(),
         Some(value) => {
-            template.metadata = serde_json::from_value(value.clone())
+            let shaped = object(value, "metadata").and_then(|m| {
+                objects(m.get("terms"), "metadata.terms", Some("code"))?;
+                objects(m.get("coding_schemes"), "metadata.coding_schemes", None)
+            });
+            template.metadata = shaped
+                .and_then(|()| serde_json::from_value(value.clone()).map_err(|e| e.to_string()))
                 .map_err(|e| ApiError::validation("metadata", format!("'metadata': {e}")))?;
         }
     }
@@ -469,9 +474,20 @@ fn apply(
         None => {}
         Some(Value::Null) => template.coded_content = Vec::new(),
         Some(value) => {
-            template.coded_content = serde_json::from_value(value.clone()).map_err(|e| {
-                ApiError::validation("coded_content", format!("'coded_content': {e}"))
-            })?;
+            let shaped = objects(Some(value), "coded_content", None).and_then(|()| {
+                value
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .try_for_each(|entry| {
+                        objects(entry.get("codes"), "coded_content[].codes", None)
+                    })
+            });
+            template.coded_content = shaped
+                .and_then(|()| serde_json::from_value(value.clone()).map_err(|e| e.to_string()))
+                .map_err(|e| {
+                    ApiError::validation("coded_content", format!("'coded_content': {e}"))
+                })?;
         }
     }
     let ids = mrrt::element_ids(&template.content);
@@ -507,6 +523,32 @@ fn apply(
     template.metadata = std::mem::take(&mut template.metadata)
         .normalised(&template.id, &template.created_at, &template.coded_content)
         .map_err(|e| ApiError::validation("metadata", e))?;
+    Ok(())
+}
+
+/// A JSON object, or the reason it is not one. (A struct could otherwise be read from an
+/// array of its fields' values.)
+fn object<'a>(value: &'a Value, what: &str) -> Result<&'a Map<String, Value>, String> {
+    value
+        .as_object()
+        .ok_or_else(|| format!("{what} must be an object"))
+}
+
+/// Checks that `value`, when given, is a list of objects (each with an object under `inner`
+/// when named).
+fn objects(value: Option<&Value>, what: &str, inner: Option<&str>) -> Result<(), String> {
+    let Some(value) = value else { return Ok(()) };
+    let items = value
+        .as_array()
+        .ok_or_else(|| format!("{what} must be a list of objects"))?;
+    for item in items {
+        let item = object(item, &format!("each item of {what}"))?;
+        if let Some(key) = inner {
+            if let Some(v) = item.get(key) {
+                object(v, &format!("{what}[].{key}"))?;
+            }
+        }
+    }
     Ok(())
 }
 
@@ -1131,6 +1173,18 @@ mod tests {
             ),
             "voice_command"
         );
+        for shapeless in [
+            r#"{"name":"x","content":"x","metadata":[null,null]}"#,
+            r#"{"name":"x","content":"x","metadata":{"terms":[["t",["S","1","m"]]]}}"#,
+            r#"{"name":"x","content":"<p id=a>x</p>","coded_content":[["a",[["S","1","m"]]]]}"#,
+            r#"{"name":"x","content":"<section id=a>x</section>","coded_content":[{"id":"a","codes":[["S","1","m"]]}]}"#,
+        ] {
+            let e = apply(&mut Template::default(), &body(shapeless), true).unwrap_err();
+            assert!(
+                matches!(field_of(e).as_str(), "metadata" | "coded_content"),
+                "{shapeless}"
+            );
+        }
         apply(&mut t, &body(r#"{"name":" CT chest ","content":"<p>Lungs: clear.</p><script>x</script>","tags":["chest","chest"],"voice_command":"Normal chest","voice_aliases":["chest normal"]}"#), true).unwrap();
         assert_eq!(t.name, "CT chest");
         assert_eq!(t.content, "<p>Lungs: clear.</p>");

@@ -182,7 +182,7 @@ export async function render(view) {
     const f = {
       name: field('Name', h('input', { type: 'text', required: true, maxlength: '100', value: t ? t.name : '' }), { name: 'name' }),
       content: field('Content (HTML)', h('textarea', { rows: '10', required: true, spellcheck: 'true', value: t ? t.content : '' }),
-        { name: 'content', hint: 'Allowed: paragraphs, line breaks, headings, lists, tables, bold/italic/underline, div, span, blockquote, pre, code, hr, sub/sup. Everything else is removed or shown as text.' }),
+        { name: 'content', hint: 'Allowed: paragraphs, line breaks, headings, lists, tables, bold/italic/underline, div, span, blockquote, pre, code, hr, sub/sup, and the sections, headers, labels and fields (input, select, textarea) of an IHE MRRT template body. Everything else is removed or shown as text.' }),
       exam_type: field('Exam type', h('input', { type: 'text', maxlength: '64', value: t ? t.exam_type || '' : '' }), { name: 'exam_type' }),
       modality: field('Modality', h('input', { type: 'text', maxlength: '64', value: t ? t.modality || '' : '' }), { name: 'modality' }),
       category: field('Category', h('input', { type: 'text', maxlength: '64', value: t ? t.category || '' : '' }), { name: 'category' }),
