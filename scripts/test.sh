@@ -34,6 +34,7 @@ STATE=$(mktemp -d "${TMPDIR:-/tmp}/radref-test.XXXXXX")
 LOG="$STATE/wrangler.log"
 cleanup() {
     stop_worker
+    rm -f "$ROOT/wrangler.test.toml"
     rm -rf "$STATE"
 }
 trap cleanup EXIT
@@ -54,7 +55,12 @@ phase "test: start wrangler dev"
 # (--env-file) in the run's private state directory, never on a command line `ps` shows.
 (umask 077 && python3 -c 'import secrets; print("WEBHOOK_SECRET_KEY=" + secrets.token_hex(32))' \
     >"$STATE/secrets.env")
-start_worker "$STATE" --test-scheduled --env-file "$STATE/secrets.env" --var ENVIRONMENT:test \
+# The location's shared limiters (wrangler.toml's [[ratelimits]]) with limits no test reaches:
+# the integration tests exercise the isolate's counters, set low here; every request still goes
+# through the binding. tests/ratelimit/shared.py runs its own worker with low shared limits.
+sed -E 's/^simple = \{ limit = [0-9]+, period = ([0-9]+) \}$/simple = { limit = 1000000, period = \1 }/' \
+    wrangler.toml >wrangler.test.toml
+start_worker "$STATE" --config wrangler.test.toml --test-scheduled --env-file "$STATE/secrets.env" --var ENVIRONMENT:test \
     --var CORPUS_RATE_LIMIT:40 --var CORPUS_RATE_WINDOW:600 \
     --var KEY_RATE_LIMIT:1500 --var KEY_RATE_WINDOW:600 \
     --var AUTH_FAILURE_LIMIT:20 --var AUTH_FAILURE_WINDOW:600 \
@@ -111,6 +117,12 @@ phase_done
 
 phase "test: RSS feed read by a standard parser (feedparser)"
 "$PY_VENV/bin/python" tests/contract/check_feed.py "$BASE_URL" || die "RSS feed check"
+phase_done
+
+phase "test: the location's shared rate limiters refuse past their limit (tests/ratelimit/shared.py)"
+stop_worker
+python3 tests/ratelimit/shared.py "$STATE" \
+    || { echo "--- wrangler dev log (last 60 lines) ---"; tail -n 60 "$STATE/shared-wrangler.log"; die "shared rate limit test"; }
 phase_done
 
 phase "test: webhook deliveries survive a killed worker (tests/restart/recovery.py)"

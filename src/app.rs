@@ -11,7 +11,7 @@ use crate::auth;
 use crate::call::Call;
 use crate::error::{allow_header, ApiError, ErrorFormat};
 use crate::http::{Method, Request, Response};
-use crate::ratelimit::Decision;
+use crate::ratelimit::{Decision, Shared};
 use crate::routes::{self, Access, Endpoint, Limit, Op, PathParams, Resolution};
 use crate::services::{App, Services};
 
@@ -85,6 +85,16 @@ async fn serve<S: Services>(
     };
     let mut decision = (endpoint.limit == Limit::Client)
         .then(|| app.corpus_limiter.check(request.client_ip(), now_secs));
+    // What the isolate allows, the location's shared limiter may still refuse.
+    if let Some(d) = decision.as_mut().filter(|d| d.allowed) {
+        if services
+            .shared_limit(Shared::Corpus, request.client_ip())
+            .await
+            == Some(false)
+        {
+            *d = Shared::refused(d.limit);
+        }
+    }
     let result = match decision {
         Some(d) if !d.allowed => Err(ApiError::RateLimited {
             retry_after: d.reset,
@@ -101,7 +111,13 @@ async fn serve<S: Services>(
                 Err(err) => Err(err),
                 Ok(who) => {
                     if let (Limit::Key, Some(p)) = (endpoint.limit, &who) {
-                        decision = Some(app.key_limiter.check(&p.key_id, now_secs));
+                        let mut d = app.key_limiter.check(&p.key_id, now_secs);
+                        if d.allowed
+                            && services.shared_limit(Shared::Key, &p.key_id).await == Some(false)
+                        {
+                            d = Shared::refused(d.limit);
+                        }
+                        decision = Some(d);
                     }
                     let call = Call {
                         app,
@@ -269,6 +285,94 @@ pub(crate) mod tests {
         let r = call(Request::new(Method::Get, "/api/v1/health"));
         assert_eq!(r.header("etag"), None);
         assert_eq!(r.header("access-control-expose-headers"), None);
+    }
+
+    #[test]
+    fn the_locations_shared_limiter_may_refuse_what_the_isolate_allows() {
+        let app = App::new(Config::default());
+        let ask = || {
+            Request::new(Method::Get, "/api/v1/systems/fleischner-2017")
+                .with_header("cf-connecting-ip", "203.0.113.9")
+        };
+        // Bound and over its limit: 429, nothing left, the binding's longest period to wait.
+        let over = HostServices {
+            shared: Some(false),
+            ..HostServices::default()
+        };
+        let r = block_on(handle(&app, &over, ask()));
+        assert_eq!(r.status, 429);
+        assert_eq!(r.header("x-ratelimit-remaining"), Some("0"));
+        assert_eq!(r.header("retry-after"), Some("60"));
+        assert_eq!(
+            over.shared_counted.borrow().as_slice(),
+            [(Shared::Corpus, "203.0.113.9".to_string())]
+        );
+        // Bound and within it: answered, counted there too, the isolate's headers.
+        let within = HostServices {
+            shared: Some(true),
+            ..HostServices::default()
+        };
+        let r = block_on(handle(&app, &within, ask()));
+        assert_eq!(r.status, 200);
+        assert_eq!(within.shared_counted.borrow().len(), 1);
+        assert!(r.header("x-ratelimit-remaining").is_some_and(|n| n != "0"));
+        // Not bound: the isolate alone decides; health is never counted.
+        let unbound = HostServices::default();
+        assert_eq!(block_on(handle(&app, &unbound, ask())).status, 200);
+        let within_health = block_on(handle(
+            &app,
+            &within,
+            Request::new(Method::Get, "/api/v1/health"),
+        ));
+        assert_eq!(within_health.status, 200);
+        assert_eq!(within.shared_counted.borrow().len(), 1);
+        // What the isolate refuses is not asked of the shared limiter.
+        let tight = App::new(Config {
+            corpus_rate_limit: 1,
+            ..Config::default()
+        });
+        let counted = HostServices {
+            shared: Some(true),
+            ..HostServices::default()
+        };
+        block_on(handle(&tight, &counted, ask()));
+        assert_eq!(block_on(handle(&tight, &counted, ask())).status, 429);
+        assert_eq!(counted.shared_counted.borrow().len(), 1);
+    }
+
+    /// The bindings in wrangler.toml count what the isolate's defaults count: the same limit
+    /// over the same period, for each shared limiter.
+    #[test]
+    fn the_shared_limiters_in_wrangler_toml_match_the_isolate_defaults() {
+        let toml = include_str!("../wrangler.toml");
+        let defaults = Config::default();
+        for (limiter, limit, period) in [
+            (
+                Shared::Corpus,
+                defaults.corpus_rate_limit,
+                defaults.corpus_rate_window,
+            ),
+            (
+                Shared::Key,
+                defaults.key_rate_limit,
+                defaults.key_rate_window,
+            ),
+        ] {
+            let block = toml
+                .split("[[ratelimits]]")
+                .find(|b| b.contains(&format!("name = \"{}\"", limiter.binding())))
+                .unwrap_or_else(|| panic!("no [[ratelimits]] {}", limiter.binding()));
+            let simple = format!("simple = {{ limit = {limit}, period = {period} }}");
+            assert!(
+                block.contains(&simple),
+                "{}: expected {simple}",
+                limiter.binding()
+            );
+            assert!(
+                period == 10 || period == 60,
+                "a binding counts over 10 or 60 seconds"
+            );
+        }
     }
 
     #[test]

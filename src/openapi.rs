@@ -1195,8 +1195,8 @@ fn components() -> Value {
             "Event": event
         },
         "headers": {
-            "X-RateLimit-Limit": { "description": "Requests allowed per window for this client (per worker isolate).", "schema": { "type": "integer" } },
-            "X-RateLimit-Remaining": { "description": "Requests left in the current window.", "schema": { "type": "integer" } },
+            "X-RateLimit-Limit": { "description": "Requests allowed per window for this client, as this worker isolate counts them. Where deployed, the isolates of a location also share a limiter of the same limit; when it refuses, the 429 carries X-RateLimit-Remaining 0 and Retry-After 60.", "schema": { "type": "integer" } },
+            "X-RateLimit-Remaining": { "description": "Requests left in this isolate's current window (0 when the location's shared limiter refused the request).", "schema": { "type": "integer" } },
             "X-RateLimit-Reset": { "description": "Seconds until the window resets.", "schema": { "type": "integer" } },
             "ETag": { "description": "Strong validator derived from the corpus build hash.", "schema": { "type": "string" } },
             "Cache-Control": { "description": "Public caching policy.", "schema": { "type": "string" } },

@@ -1,14 +1,55 @@
-//! A fixed-window request counter per client, kept in the isolate's memory.
+//! Rate limits, on two levels.
 //!
-//! Counts are per worker isolate: on Cloudflare that means per location (and per isolate
-//! within it), not global. That is what the `X-RateLimit-*` headers report, and the README and
-//! OpenAPI document say so. The clock is passed in, so the rules are testable on the host.
+//! - [`RateLimiter`]: a fixed-window request counter per client, kept in the isolate's memory.
+//!   It answers at once and knows what is left, so it gives the `X-RateLimit-*` headers; its
+//!   counts are this isolate's. The clock is passed in, so the rules are testable on the host.
+//! - [`Shared`]: the platform's limiters (the Workers Rate Limiting binding), counted across
+//!   the worker's isolates in a Cloudflare location. Where one is bound (deployed, and
+//!   `wrangler dev`), a request the isolate allows is also counted there, and refused when the
+//!   location's count is over; where none is (the host tests, the plain-workerd benchmark) the
+//!   isolate's counter alone decides. The binding answers yes or no, nothing more.
 
 use std::cell::RefCell;
 use std::collections::HashMap;
 
 /// Above this many tracked clients, expired windows are dropped before counting.
 const MAX_TRACKED: usize = 10_000;
+
+/// A limiter shared by the isolates of a location: a Workers Rate Limiting binding.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Shared {
+    /// The open corpus routes, per client address (the binding `CORPUS_LIMITER`).
+    Corpus,
+    /// The keyed routes, per API key (the binding `KEY_LIMITER`).
+    Key,
+}
+
+impl Shared {
+    /// Every shared limiter.
+    pub const ALL: [Shared; 2] = [Shared::Corpus, Shared::Key];
+    /// The longest period a binding may count over (it allows 10 or 60 seconds): what a client
+    /// refused by one is told to wait, at most.
+    pub const MAX_PERIOD_SECS: u64 = 60;
+
+    /// The binding's name in `wrangler.toml`.
+    pub fn binding(self) -> &'static str {
+        match self {
+            Shared::Corpus => "CORPUS_LIMITER",
+            Shared::Key => "KEY_LIMITER",
+        }
+    }
+
+    /// The verdict when the shared limiter refuses a request the isolate allowed: nothing left,
+    /// and the binding's longest period to wait.
+    pub fn refused(limit: u32) -> Decision {
+        Decision {
+            allowed: false,
+            limit,
+            remaining: 0,
+            reset: Shared::MAX_PERIOD_SECS,
+        }
+    }
+}
 
 /// The verdict on one request.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -8,7 +8,7 @@
 use crate::config::Config;
 use crate::db::{DbError, Row, Statement};
 use crate::error::ApiError;
-use crate::ratelimit::RateLimiter;
+use crate::ratelimit::{RateLimiter, Shared};
 
 /// What the platform provides to the core.
 ///
@@ -37,6 +37,11 @@ pub trait Services {
 
     /// Makes one outgoing POST, never following a redirect, giving up after `timeout_ms`.
     async fn post(&self, request: Outgoing) -> PostResult;
+
+    /// Counts a request of `key` on a limiter shared by the isolates of a location: `Some(true)`
+    /// within its limit, `Some(false)` over it, `None` where no such limiter is bound (or it
+    /// failed to answer, which is logged: a limiter that cannot count lets the request through).
+    async fn shared_limit(&self, limiter: Shared, key: &str) -> Option<bool>;
 }
 
 /// A message for the webhook deliveries queue.

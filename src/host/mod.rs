@@ -7,6 +7,7 @@ pub mod sqlite;
 
 use crate::db::{DbError, Row, Statement};
 use crate::error::ApiError;
+use crate::ratelimit::Shared;
 use crate::services::{Outgoing, PostResult, QueueMessage, Services};
 use std::cell::RefCell;
 
@@ -18,6 +19,10 @@ pub struct HostServices {
     pub now: u64,
     /// Every line the core logged.
     pub logs: RefCell<Vec<String>>,
+    /// What a shared limiter answers (`None`: none is bound).
+    pub shared: Option<bool>,
+    /// Every request counted on a shared limiter.
+    pub shared_counted: RefCell<Vec<(Shared, String)>>,
 }
 
 impl Services for HostServices {
@@ -51,6 +56,14 @@ impl Services for HostServices {
 
     async fn post(&self, _request: Outgoing) -> PostResult {
         PostResult::Failed("no network on the host".into())
+    }
+
+    async fn shared_limit(&self, limiter: Shared, key: &str) -> Option<bool> {
+        self.shared?;
+        self.shared_counted
+            .borrow_mut()
+            .push((limiter, key.to_string()));
+        self.shared
     }
 }
 

@@ -8,6 +8,7 @@
 use crate::auth::hash_key;
 use crate::db::{DbError, Row, SqlValue, Statement};
 use crate::error::ApiError;
+use crate::ratelimit::Shared;
 use crate::services::{Outgoing, PostResult, QueueMessage, Services};
 use serde_json::{json, Value};
 use std::cell::{Cell, RefCell};
@@ -197,5 +198,10 @@ impl Services for Sqlite {
             .borrow_mut()
             .pop_front()
             .unwrap_or(PostResult::Status(200))
+    }
+
+    /// No shared limiter is bound here: the isolate's counters decide.
+    async fn shared_limit(&self, _limiter: Shared, _key: &str) -> Option<bool> {
+        None
     }
 }
