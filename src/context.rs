@@ -306,7 +306,7 @@ pub fn read_finding(knowledge: &Knowledge, text: &str) -> Finding {
     let said = Said::of(text);
     let mut finding = Finding::default();
     let lexicon = knowledge.lexicon;
-    finding.organs = stated_organs(lexicon, |p| said.count(p));
+    finding.organs = stated_organs(lexicon, said.words(), |p| said.count(p));
     finding.modalities = stated_modalities(lexicon, &said);
     let (sizes, age) = prefill::sizes_and_age(lexicon, said.words());
     finding.sizes_mm = sizes.iter().map(|s| s.mm).collect();
@@ -314,9 +314,10 @@ pub fn read_finding(knowledge: &Knowledge, text: &str) -> Finding {
     // A cue about an organ fires where its phrase and the organ meet in one line of the text
     // (a report writes an organ per line: a kidney's "cyst" says nothing of the pancreas).
     let mut lines: Option<Vec<Said>> = None;
-    for cue in knowledge.cues {
-        // Most cues' phrases are nowhere in the text: only those that are look at its lines.
-        if !cue.fits(&finding.modalities) || !cue.phrases.iter().any(|p| said.has(p)) {
+    // Most cues' phrases are nowhere in the text: only those that are look at its lines.
+    let here = crate::knowledge::cue_index(knowledge.cues).items(said.words());
+    for (i, cue) in knowledge.cues.iter().enumerate() {
+        if !cue.fits(&finding.modalities) || !here.contains(&i) {
             continue;
         }
         let fires = match cue.organ {
@@ -340,41 +341,41 @@ pub fn read_finding(knowledge: &Knowledge, text: &str) -> Finding {
     finding
 }
 
-/// The organs folded words name (`count`: how often a phrase occurs in them), in the
+/// The organs folded `words` name (`count`: how often a phrase occurs in them), in the
 /// lexicon's order. A phrase counts
 /// where it is not part of a longer phrase of another organ: the "iliac" of "iliac bone" is
-/// bone, not a vessel, and the "lobe" of "caudate lobe" is liver, not lung.
-fn stated_organs(lexicon: &Lexicon, count: impl Fn(&str) -> usize) -> Vec<&'static str> {
-    let organs = lexicon.organs;
-    organs
+/// bone, not a vessel, and the "lobe" of "caudate lobe" is liver, not lung. Only the phrases
+/// that occur are weighed: the lexicon's index finds them in one pass over the words.
+fn stated_organs(
+    lexicon: &'static Lexicon,
+    words: &[String],
+    count: impl Fn(&str) -> usize,
+) -> Vec<&'static str> {
+    let index = lexicon.index();
+    let mut present: Vec<(usize, &'static str)> = Vec::new();
+    index.organs.each(words, |organ, phrase| {
+        if !present.contains(&(organ, phrase)) {
+            present.push((organ, phrase));
+        }
+    });
+    let stated: Vec<usize> = present
         .iter()
-        .filter(|o| {
-            o.phrases.iter().any(|p| {
-                let here = count(p);
-                if here == 0 {
-                    return false;
-                }
-                let within: usize = organs
-                    .iter()
-                    .filter(|other| other.name != o.name)
-                    .flat_map(|other| other.phrases.iter())
-                    .filter(|q| q.len() > p.len() && phrase_within(q, p))
-                    .map(|q| count(q))
-                    .sum();
-                here > within
-            })
+        .filter(|(organ, p)| {
+            let within: usize = index
+                .organ_within
+                .get(&(*organ, *p))
+                .map_or(0, |longer| longer.iter().map(|q| count(q)).sum());
+            count(p) > within
         })
-        .map(|o| o.name)
+        .map(|(organ, _)| *organ)
+        .collect();
+    lexicon
+        .organs
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| stated.contains(i))
+        .map(|(_, o)| o.name)
         .collect()
-}
-
-/// Whether folded phrase `inner` is made of whole words of folded phrase `outer`.
-fn phrase_within(outer: &str, inner: &str) -> bool {
-    let bytes = outer.as_bytes();
-    outer.match_indices(inner).any(|(at, _)| {
-        let end = at + inner.len();
-        (at == 0 || bytes[at - 1] == b' ') && (end == bytes.len() || bytes[end] == b' ')
-    })
 }
 
 /// The modalities folded words name, in the lexicon's order.

@@ -183,3 +183,152 @@ pub static KNOWLEDGE: Knowledge = Knowledge {
     ranking: &RANKING,
     assertions: &ASSERTIONS,
 };
+
+/// The hasher of the phrase indexes: fixed keys, no random source needed in wasm.
+type FastHash = std::hash::BuildHasherDefault<ahash::AHasher>;
+
+/// Phrases of a fixed list by their first word, so that which of them occur in folded words is
+/// found in one pass over the words rather than one lookup per phrase: a report's sentences are
+/// many and short, the lexicon's phrases many more.
+#[derive(Debug, Default)]
+pub struct PhraseIndex {
+    by_first: std::collections::HashMap<&'static str, Vec<(usize, &'static str)>, FastHash>,
+}
+
+impl PhraseIndex {
+    /// Indexes `(item, phrase)` pairs: the item is what the caller counts (an organ, a cue).
+    pub fn new(items: impl IntoIterator<Item = (usize, &'static str)>) -> PhraseIndex {
+        let mut index = PhraseIndex::default();
+        for (item, phrase) in items {
+            let first = phrase.split(' ').next().unwrap_or(phrase);
+            index
+                .by_first
+                .entry(first)
+                .or_default()
+                .push((item, phrase));
+        }
+        index
+    }
+
+    /// Calls `found(item, phrase)` for each occurrence of a phrase as whole consecutive words.
+    pub fn each(&self, words: &[String], mut found: impl FnMut(usize, &'static str)) {
+        for (at, word) in words.iter().enumerate() {
+            let Some(list) = self.by_first.get(word.as_str()) else {
+                continue;
+            };
+            for &(item, phrase) in list {
+                let whole = phrase
+                    .split(' ')
+                    .enumerate()
+                    .all(|(k, p)| words.get(at + k).is_some_and(|w| w == p));
+                if whole {
+                    found(item, phrase);
+                }
+            }
+        }
+    }
+
+    /// Whether any phrase occurs.
+    pub fn any(&self, words: &[String]) -> bool {
+        let mut any = false;
+        self.each(words, |_, _| any = true);
+        any
+    }
+
+    /// The items with a phrase that occurs, each once, in the order first found.
+    pub fn items(&self, words: &[String]) -> Vec<usize> {
+        let mut out: Vec<usize> = Vec::new();
+        self.each(words, |item, _| {
+            if !out.contains(&item) {
+                out.push(item);
+            }
+        });
+        out
+    }
+}
+
+/// The lexicon's phrases indexed for reading text (built once per isolate, per lexicon).
+#[derive(Debug)]
+pub struct LexiconIndex {
+    /// Organ phrases; the item is the organ's place in [`Lexicon::organs`].
+    pub organs: PhraseIndex,
+    /// For each organ phrase, the longer phrases of other organs made of whole words of it
+    /// ("iliac" in "iliac bone"): where those occur, the shorter one is theirs.
+    /// Keyed by the organ's place and the phrase (two organs may share a phrase).
+    pub organ_within: std::collections::HashMap<(usize, &'static str), Vec<&'static str>, FastHash>,
+    /// The phrases that make a sentence report a finding.
+    pub finding_words: PhraseIndex,
+}
+
+/// Whether folded phrase `inner` is made of whole words of folded phrase `outer`.
+pub fn phrase_within(outer: &str, inner: &str) -> bool {
+    let bytes = outer.as_bytes();
+    outer.match_indices(inner).any(|(at, _)| {
+        let end = at + inner.len();
+        (at == 0 || bytes[at - 1] == b' ') && (end == bytes.len() || bytes[end] == b' ')
+    })
+}
+
+/// Indexes built from static tables, kept per table (by its address) for the isolate's life.
+fn cached<T: 'static>(
+    cache: &'static std::thread::LocalKey<std::cell::RefCell<Vec<(usize, &'static T)>>>,
+    key: usize,
+    build: impl FnOnce() -> T,
+) -> &'static T {
+    if let Some(found) = cache.with(|c| c.borrow().iter().find(|(k, _)| *k == key).map(|e| e.1)) {
+        return found;
+    }
+    // Built once per table and kept: the tables are static, so the index lives as long.
+    let built: &'static T = Box::leak(Box::new(build()));
+    cache.with(|c| c.borrow_mut().push((key, built)));
+    built
+}
+
+thread_local! {
+    static LEXICON_INDEXES: std::cell::RefCell<Vec<(usize, &'static LexiconIndex)>> =
+        const { std::cell::RefCell::new(Vec::new()) };
+    static CUE_INDEXES: std::cell::RefCell<Vec<(usize, &'static PhraseIndex)>> =
+        const { std::cell::RefCell::new(Vec::new()) };
+}
+
+impl Lexicon {
+    /// The lexicon's phrase indexes.
+    pub fn index(&'static self) -> &'static LexiconIndex {
+        cached(&LEXICON_INDEXES, self as *const Lexicon as usize, || {
+            let organs = self.organs;
+            let mut organ_within = std::collections::HashMap::default();
+            for (i, organ) in organs.iter().enumerate() {
+                for p in organ.phrases {
+                    let within: Vec<&'static str> = organs
+                        .iter()
+                        .filter(|other| other.name != organ.name)
+                        .flat_map(|other| other.phrases.iter().copied())
+                        .filter(|q| q.len() > p.len() && phrase_within(q, p))
+                        .collect();
+                    organ_within.insert((i, *p), within);
+                }
+            }
+            LexiconIndex {
+                organs: PhraseIndex::new(
+                    organs
+                        .iter()
+                        .enumerate()
+                        .flat_map(|(i, o)| o.phrases.iter().map(move |p| (i, *p))),
+                ),
+                organ_within,
+                finding_words: PhraseIndex::new(self.finding_words.iter().map(|p| (0, *p))),
+            }
+        })
+    }
+}
+
+/// The cues' phrases indexed for reading text; the item is the cue's place in `cues`.
+pub fn cue_index(cues: &'static [Cue]) -> &'static PhraseIndex {
+    cached(&CUE_INDEXES, cues.as_ptr() as usize, || {
+        PhraseIndex::new(
+            cues.iter()
+                .enumerate()
+                .flat_map(|(i, c)| c.phrases.iter().map(move |p| (i, *p))),
+        )
+    })
+}

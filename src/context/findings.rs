@@ -183,22 +183,13 @@ fn reports_on(knowledge: &Knowledge, words: &[String]) -> bool {
     if words.iter().any(|w| lexicon.measured(w).is_some()) {
         return true;
     }
-    let said = super::Said::new(words.to_vec());
-    lexicon.finding_words.iter().any(|p| said.has(p))
+    lexicon.index().finding_words.any(words)
 }
 
 /// Whether folded words name an organ or a finding: what a ruled-out sentence must have named
 /// to be listed as a finding the text rules out ("Thyroid: unremarkable").
 fn names_something(knowledge: &Knowledge, words: &[String]) -> bool {
-    if reports_on(knowledge, words) {
-        return true;
-    }
-    let said = super::Said::new(words.to_vec());
-    knowledge
-        .lexicon
-        .organs
-        .iter()
-        .any(|o| o.phrases.iter().any(|p| said.has(p)))
+    reports_on(knowledge, words) || knowledge.lexicon.index().organs.any(words)
 }
 
 /// The findings of a text (`read` is the text as grounding reads it: ruled-out words and the
@@ -231,7 +222,7 @@ pub fn findings(
         _ => super::Said::new(Vec::new()),
     };
     let exam = Exam {
-        organs: super::stated_organs(knowledge.lexicon, |p| title.count(p)),
+        organs: super::stated_organs(knowledge.lexicon, title.words(), |p| title.count(p)),
         modalities: super::stated_modalities(knowledge.lexicon, &title),
         title,
     };
@@ -273,11 +264,14 @@ pub fn findings(
             }
             let label = label(&original, from, to);
             let label_text = label.map(|(f, t)| slice(&chars, f, t)).unwrap_or_default();
+            let label_words = text::words(&label_text);
             // A line labelled with an organ of its own ("AIRWAYS:", "UPPER ABDOMEN:") ends the
             // block a bare heading above it opened ("LUNGS:"); "Nodule 1:" stays under it.
             if label.is_some() {
                 let said = super::Said::of(&slice(&original, from, body_from_of(label, from)));
-                if !super::stated_organs(knowledge.lexicon, |p| said.count(p)).is_empty() {
+                if !super::stated_organs(knowledge.lexicon, said.words(), |p| said.count(p))
+                    .is_empty()
+                {
                     heading = None;
                 }
             }
@@ -294,11 +288,13 @@ pub fn findings(
                 .flat_map(|(s, e)| clauses(knowledge, &chars, s, e));
             for (n, (s, e)) in pieces_of_line.enumerate() {
                 let sentence = slice(&chars, s, e);
+                let sentence_words = text::words(&sentence);
                 // What the sentence still asserts, with its line's label: "Nodule 1: right
-                // lobe, 1.8 cm, solid" reports on the nodule its label names.
-                let own = text::words(&format!("{label_text} {sentence}"));
+                // lobe, 1.8 cm, solid" reports on the nodule its label names. (The words of
+                // two texts joined by a space are the words of each, in turn.)
+                let own: Vec<String> = label_words.iter().chain(&sentence_words).cloned().collect();
                 // A sentence whose every word is ruled out asserts nothing, whatever its label.
-                let asserts = text::words(&sentence)
+                let asserts = sentence_words
                     .iter()
                     .any(|w| !knowledge.assertions.fillers.contains(&w.as_str()));
                 if !asserts || !reports_on(knowledge, &own) {
@@ -344,9 +340,9 @@ pub fn findings(
                 // A later sentence of a labelled line that reports only through the label
                 // ("Observation 1: segment 8, 2.3 cm. Nonrim APHE and washout.") goes on
                 // describing the line's finding: it joins it instead of standing alone.
-                if let Some(at) = line_finding.filter(|_| {
-                    n > 0 && label.is_some() && !reports_on(knowledge, &text::words(&sentence))
-                }) {
+                if let Some(at) = line_finding
+                    .filter(|_| n > 0 && label.is_some() && !reports_on(knowledge, &sentence_words))
+                {
                     let (_, group, context) = &mut found[at];
                     group.span[1] = trim_to;
                     group.text = slice(&original, group.span[0], trim_to);
@@ -360,7 +356,8 @@ pub fn findings(
                     heading.as_ref().map(|h| h.0.as_str()).unwrap_or_default()
                 );
                 let said = super::Said::of(&context);
-                let organs = super::stated_organs(knowledge.lexicon, |p| said.count(p));
+                let organs =
+                    super::stated_organs(knowledge.lexicon, said.words(), |p| said.count(p));
                 if organs.is_empty() {
                     context = format!("{} {context}", topic.join(" "));
                 } else {
@@ -434,14 +431,7 @@ fn restate(knowledge: &Knowledge, found: &mut [(usize, Group, String)]) {
             .filter(|w| w.len() >= 4 || w.starts_with(|c: char| c.is_ascii_digit()))
             .collect()
     };
-    let names_organ = |text: &str| {
-        let said = super::Said::of(text);
-        knowledge
-            .lexicon
-            .organs
-            .iter()
-            .any(|o| o.phrases.iter().any(|p| said.has(p)))
-    };
+    let names_organ = |text: &str| knowledge.lexicon.index().organs.any(&text::words(text));
     let bodies: Vec<(bool, std::collections::BTreeSet<String>)> = found
         .iter()
         .map(|(key, _, context)| (*key == 0, content(context)))

@@ -381,8 +381,8 @@ pub fn prefill(lexicon: &'static Lexicon, logic: &'static Logic, finding_text: &
 }
 
 /// The organs (lexicon names) that folded words state, as grounding reads them.
-pub fn organs_of(lexicon: &Lexicon, index: &text::WordIndex) -> Vec<&'static str> {
-    super::stated_organs(lexicon, |p| index.count(p))
+pub fn organs_of(lexicon: &'static Lexicon, index: &text::WordIndex) -> Vec<&'static str> {
+    super::stated_organs(lexicon, index.words(), |p| index.count(p))
 }
 
 thread_local! {

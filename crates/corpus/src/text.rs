@@ -76,11 +76,15 @@ pub struct Span {
 
 /// [`words`], each with its character offsets in `text`.
 pub fn spans(text: &str) -> Vec<Span> {
-    let chars: Vec<char> = text.chars().collect();
-    let mut out = Vec::with_capacity(chars.len() / 5);
+    // One pass over the characters, with one of look-ahead for a decimal point; a word's
+    // folded characters are ASCII, so its last one is its last byte.
+    let mut out = Vec::with_capacity(text.len() / 6);
     let mut current = String::new();
     let mut start = 0;
-    for (i, &c) in chars.iter().enumerate() {
+    let mut count = 0;
+    let mut chars = text.chars().enumerate().peekable();
+    while let Some((i, c)) = chars.next() {
+        count = i + 1;
         if let Some(f) = fold(c) {
             if current.is_empty() {
                 start = i;
@@ -89,8 +93,8 @@ pub fn spans(text: &str) -> Vec<Span> {
             continue;
         }
         let decimal = c == '.'
-            && current.chars().last().is_some_and(|p| p.is_ascii_digit())
-            && chars.get(i + 1).is_some_and(|n| n.is_ascii_digit());
+            && current.as_bytes().last().is_some_and(u8::is_ascii_digit)
+            && chars.peek().is_some_and(|(_, n)| n.is_ascii_digit());
         if decimal {
             current.push('.');
         } else if !current.is_empty() {
@@ -105,7 +109,7 @@ pub fn spans(text: &str) -> Vec<Span> {
         out.push(Span {
             text: current,
             start,
-            end: chars.len(),
+            end: count,
         });
     }
     out
