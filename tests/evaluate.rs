@@ -129,3 +129,48 @@ fn each_refusal_names_its_field() {
         .unwrap()
         .contains("fleischner-2017"));
 }
+
+/// An appropriateness topic is evaluated from the scenario's facts: the unit chooses the
+/// clinical variant, and the answer carries that variant's procedures, each with its rating,
+/// relative radiation level and citation.
+#[test]
+fn an_appropriateness_topic_answers_with_the_variants_procedures() {
+    let reply = post(
+        "/api/v1/systems/acr-ac-low-back-pain-2021/evaluate",
+        &json!({ "inputs": {
+            "red_flags": [], "pain_duration": "acute", "prior_management": "none",
+            "prior_lumbar_surgery": false
+        } }),
+    );
+    assert_eq!(reply.status, 200, "{}", reply.body);
+    let unit = &reply.json()["units"][0];
+    assert_eq!(unit["status"], "decided", "{unit}");
+    assert_eq!(unit["outcome"]["code"], "v1");
+    let procedures = unit["outcome"]["management"].as_array().unwrap();
+    assert!(procedures.len() >= 5, "{procedures:?}");
+    let radiography = procedures
+        .iter()
+        .find(|p| {
+            p["text"]
+                .as_str()
+                .unwrap()
+                .starts_with("Radiography lumbar spine:")
+        })
+        .unwrap();
+    assert!(radiography["text"]
+        .as_str()
+        .unwrap()
+        .contains("usually not appropriate"));
+    assert!(radiography["text"]
+        .as_str()
+        .unwrap()
+        .contains("relative radiation level"));
+    assert_eq!(radiography["citation"], "acr_lbp_2021");
+    assert_eq!(radiography["locator"], "Variant 1 table");
+    // A red flag chooses its own variant, whatever else is said.
+    let reply = post(
+        "/api/v1/systems/acr-ac-low-back-pain-2021/evaluate",
+        &json!({ "inputs": { "red_flags": ["suspected_cauda_equina"] } }),
+    );
+    assert_eq!(reply.json()["units"][0]["outcome"]["code"], "v4");
+}

@@ -186,9 +186,54 @@ struct DocSpec {
     label: String,
 }
 
+/// A system whose outcomes named by a clinical variant's id (appropriateness criteria: the
+/// decision unit chooses the variant) answer with that variant's procedures: each rating and
+/// relative radiation level becomes a management line of the outcome, cited where the
+/// variant's table is. An outcome that states its own management keeps it.
+pub fn with_variant_answers(system: &System) -> System {
+    let mut system = system.clone();
+    for outcome in &mut system.outcomes {
+        let Some(variant) = system.variants.iter().find(|v| v.id == outcome.code) else {
+            continue;
+        };
+        if !outcome.management.is_empty() {
+            continue;
+        }
+        outcome.management = variant
+            .procedures
+            .iter()
+            .map(|p| Line {
+                text: format!(
+                    "{}: {}{}.",
+                    p.procedure,
+                    p.rating.words(),
+                    p.rrl
+                        .as_deref()
+                        .map(|r| format!(" (relative radiation level {r})"))
+                        .unwrap_or_default()
+                ),
+                citation: p.citation.clone(),
+                locator: p.locator.clone(),
+                consensus: p.consensus,
+                verification: p.verification,
+                reviewer: p.reviewer.clone(),
+                reviewed_on: p.reviewed_on.clone(),
+            })
+            .collect();
+    }
+    system
+}
+
 /// Compiles validated sources. Call only after `validate` reported no problem.
 pub fn compile(sources: &Sources) -> Result<Compiled, String> {
-    let systems: Vec<&System> = sources.systems.iter().map(|(_, s)| s).collect();
+    // The answers of appropriateness systems carry their variant's procedures (derived here,
+    // so the source states each rating once); the counts are the source's own lines.
+    let answered: Vec<System> = sources
+        .systems
+        .iter()
+        .map(|(_, s)| with_variant_answers(s))
+        .collect();
+    let systems: Vec<&System> = answered.iter().collect();
     let names: BTreeMap<&str, &str> = systems
         .iter()
         .map(|s| (s.slug.as_str(), s.short_name.as_str()))
@@ -196,7 +241,7 @@ pub fn compile(sources: &Sources) -> Result<Compiled, String> {
     let mut files = Vec::new();
     let mut totals = Counts::default();
     let mut tables = String::new();
-    let counts: Vec<Counts> = systems.iter().map(|s| count(s)).collect();
+    let counts: Vec<Counts> = sources.systems.iter().map(|(_, s)| count(s)).collect();
     for c in &counts {
         totals.add(c);
     }

@@ -632,6 +632,17 @@ pub enum Rating {
     UsuallyNotAppropriate,
 }
 
+impl Rating {
+    /// The rating in words.
+    pub fn words(self) -> &'static str {
+        match self {
+            Rating::UsuallyAppropriate => "usually appropriate",
+            Rating::MayBeAppropriate => "may be appropriate",
+            Rating::UsuallyNotAppropriate => "usually not appropriate",
+        }
+    }
+}
+
 /// A clinical variant of an appropriateness topic.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
