@@ -28,7 +28,7 @@ const INPUTS = [
   // IHE MRRT body: sections, labels and fields keep their checked attributes only.
   '<section id="f" class="level1" data-section-name="Findings" onclick="x()"><header class="level1">Findings</header>'
     + '<p><label for="n1">Size</label> <INPUT TYPE=NUMBER id=n1 name="size" value="a &amp; b" min="" max="150" '
-    + 'data-field-units="mm" data-radref-system="s" data-radref-input="i" onfocus="x()" data-evil="1" checked/> mm</p>'
+    + 'data-field-units="mm" data-radref-system="acr-ti-rads-2017" data-radref-input="max_diameter_mm" onfocus="x()" data-evil="1" checked/> mm</p>'
     + '<p><select id=c multiple data-field-type="SELECTION"><option value=a selected>first</option><option>second</option>'
     + '<option id="o3" selected="">third</option></select> <select id=d><option value=x>x</option></select></p>'
     + '<p><input type="checkbox" id="cb" checked> <input type="image" src="x" formaction="javascript:x"> <input id="bad id" value=""></p>'
