@@ -1052,7 +1052,7 @@ fn components() -> Value {
         "properties": {
             "id": { "type": "string" }, "date": { "type": "string" }, "slug": { "type": "string" },
             "system": { "type": "string" }, "version": { "type": "string" },
-            "event": { "type": "string", "enum": ["published", "updated", "superseded", "retired", "corrected"] },
+            "event": { "type": "string", "enum": ["published", "updated", "superseded", "retired", "corrected", "added"], "description": "A version event of the system's lineage, or `added`: the day the system joined radref's corpus." },
             "summary": { "type": "string" },
             "citation": { "type": ["object", "null"] },
             "links": { "type": "object" }

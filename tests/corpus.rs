@@ -428,3 +428,28 @@ fn openapi_document_describes_the_routes() {
         "getSystem"
     );
 }
+
+/// A system that joined the corpus after its first release is announced by the changes feed
+/// the day it joined, in JSON and in RSS, beside its lineage's version events.
+#[test]
+fn the_changes_feed_announces_a_system_that_joined_the_corpus() {
+    let body = get("/api/v1/changes?since=2026-11-27&limit=100").json();
+    let added: Vec<&Value> = body["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["event"] == "added")
+        .collect();
+    let fazekas = added
+        .iter()
+        .find(|e| e["slug"] == "fazekas-1987")
+        .expect("an added event for fazekas-1987");
+    assert_eq!(fazekas["date"], "2026-11-27");
+    assert_eq!(fazekas["links"]["system"], "/api/v1/systems/fazekas-1987");
+    assert!(fazekas["summary"].as_str().unwrap().contains("joined"));
+    let rss = get("/feed/changes.xml").body;
+    assert!(
+        rss.contains("fazekas-1987/added/"),
+        "no RSS item for the added system"
+    );
+}

@@ -186,6 +186,10 @@ struct DocSpec {
     label: String,
 }
 
+/// The event of the changes feed that announces a system joining the corpus (beside the
+/// lineage's version events).
+pub const ADDED: &str = "added";
+
 /// A system whose outcomes named by a clinical variant's id (appropriateness criteria: the
 /// decision unit chooses the variant) answer with that variant's procedures: each rating and
 /// relative radiation level becomes a management line of the outcome, cited where the
@@ -401,6 +405,22 @@ pub fn compile(sources: &Sources) -> Result<Compiled, String> {
                 "links": links,
             });
             events.push((date_key(&e.date), id, value));
+        }
+        // A system that joined the corpus after its first release is announced that day.
+        if let Some(added) = &s.currency.added {
+            let id = format!("{}/added/{}/{added}", s.slug, s.version);
+            let value = serde_json::json!({
+                "id": id,
+                "date": added,
+                "slug": s.slug,
+                "system": s.short_name,
+                "version": s.version,
+                "event": ADDED,
+                "summary": format!("{} ({}) joined radref's corpus.", s.name, s.version),
+                "citation": serde_json::Value::Null,
+                "links": { "system": format!("/api/v1/systems/{}", s.slug) },
+            });
+            events.push((date_key(added), id, value));
         }
     }
     events.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
@@ -743,7 +763,8 @@ fn rss(events: &[(String, String, serde_json::Value)]) -> String {
          <link>{{{{BASE}}}}/api/v1/changes</link>\
          <atom:link href=\"{{{{BASE}}}}/feed/changes.xml\" rel=\"self\" type=\"application/rss+xml\"/>\
          <description>Version events (published, updated, superseded, retired) of the radiology \
-         classification systems in the radref corpus. Reference material, not a medical device.</description>\
+         classification systems in the radref corpus, and the systems it adds. Reference \
+         material, not a medical device.</description>\
          <language>en</language><lastBuildDate>{last}</lastBuildDate>{items}</channel></rss>\n"
     )
 }

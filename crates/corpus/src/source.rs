@@ -252,6 +252,10 @@ pub struct Currency {
     pub last_reviewed: String,
     pub supersedes: Vec<String>,
     pub superseded_by: Vec<String>,
+    /// The day the system joined radref's corpus, when it joined after the first release: the
+    /// changes feed announces it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub added: Option<String>,
 }
 
 /// Kinds of version event.

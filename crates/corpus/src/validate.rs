@@ -184,6 +184,9 @@ impl Checker<'_> {
         let c = &self.system.currency;
         self.date("$.currency.effective", &c.effective);
         self.date("$.currency.last_reviewed", &c.last_reviewed);
+        if let Some(added) = &c.added {
+            self.date("$.currency.added", added);
+        }
         for (field, slugs) in [
             ("supersedes", &c.supersedes),
             ("superseded_by", &c.superseded_by),
