@@ -472,7 +472,7 @@ impl Document {
             .iter()
             .filter_map(|(n, v)| Some((n.strip_prefix(META_PREFIX)?.to_string(), v.clone())))
             .collect();
-        doc.content = body;
+        doc.content = unwrapped(body);
         Ok(doc)
     }
 
@@ -556,9 +556,42 @@ impl Document {
             out.push_str("</entry>\n");
         }
         out.push_str("</coded_content>\n</template_attributes>\n</script>\n</head>\n<body>");
-        out.push_str(&html::to_xhtml(&self.content));
+        let body = html::to_xhtml(&self.content);
+        if has_section(&body) {
+            out.push_str(&body);
+        } else {
+            // An MRRT body is made of sections: content without one goes out in one, which an
+            // import takes off again.
+            out.push_str(&format!(
+                "{WRAPPER_OPEN}{}\">{body}</section>",
+                html::escape(&self.name)
+            ));
+        }
         out.push_str("</body>\n</html>\n");
         out
+    }
+}
+
+/// How an export opens the one section it puts content without sections in.
+const WRAPPER_OPEN: &str = "<section id=\"radref-body\" class=\"level1\" data-section-name=\"";
+
+/// Whether HTML holds a section element.
+fn has_section(html: &str) -> bool {
+    html::visible(html).any(|t| matches!(t, Token::Open { name, .. } if name == "section"))
+}
+
+/// The content an export wrapped in one section, unwrapped; any other body as it is.
+fn unwrapped(body: String) -> String {
+    let Some(rest) = body.strip_prefix(WRAPPER_OPEN) else {
+        return body;
+    };
+    let inner = rest
+        .find("\">")
+        .map(|end| &rest[end + 2..])
+        .and_then(|r| r.strip_suffix("</section>"));
+    match inner {
+        Some(inner) if !has_section(inner) => inner.to_string(),
+        _ => body,
     }
 }
 
@@ -1065,6 +1098,28 @@ mod tests {
         let mut back = Document::parse(&exported).unwrap();
         back.content = html::sanitize(&back.content);
         assert_eq!(back, d);
+    }
+
+    #[test]
+    fn content_without_sections_goes_out_in_one_and_comes_back_without_it() {
+        let d = Document {
+            name: "CT \"chest\" <routine>".into(),
+            content: "<h2>FINDINGS</h2><p>Lungs: clear.<br>No effusion.</p>".into(),
+            ..Document::default()
+        };
+        let exported = d.to_html();
+        assert!(exported.contains(
+            "<body><section id=\"radref-body\" class=\"level1\" data-section-name=\"CT &quot;chest&quot; &lt;routine&gt;\"><h2>"
+        ));
+        let back = Document::parse(&exported).unwrap();
+        assert_eq!(html::sanitize(&back.content), d.content);
+        // A body with sections of its own goes out as it is.
+        let sectioned = Document {
+            content: "<section data-section-name=\"Findings\"><p>x</p></section>".into(),
+            ..d
+        };
+        let back = Document::parse(&sectioned.to_html()).unwrap();
+        assert_eq!(html::sanitize(&back.content), sectioned.content);
     }
 
     #[test]
