@@ -2,7 +2,7 @@
 //! Accept: text/html), the round trip, refusals of documents that are not templates, the
 //! sanitiser on imported bodies, field bindings and evaluating a filled template.
 
-use crate::support::send;
+use crate::support::{send, unique};
 use serde_json::{json, Value};
 
 const ALICE: &str = "rr_tplalice_templatesKeyAliceIntegration01";
@@ -51,15 +51,6 @@ fn export(key: &str, id: &str) -> crate::support::Reply {
         &[("Accept", "text/html")],
         None,
     )
-}
-
-fn unique(label: &str) -> String {
-    use std::time::{SystemTime, UNIX_EPOCH};
-    let n = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .unwrap()
-        .as_nanos();
-    format!("{label} {}", n % 1_000_000_000)
 }
 
 /// The thyroid template with a title of its own, so reruns do not collide.

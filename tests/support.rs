@@ -96,3 +96,13 @@ pub fn fresh_ip() -> String {
 pub fn get(path: &str) -> Reply {
     send("GET", path, &[], None)
 }
+
+/// A name unique to this run, so reruns against one database do not collide.
+pub fn unique(label: &str) -> String {
+    use std::time::{SystemTime, UNIX_EPOCH};
+    let n = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap()
+        .as_nanos();
+    format!("{label} {}", n % 1_000_000_000)
+}

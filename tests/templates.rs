@@ -1,6 +1,6 @@
 //! Report templates over HTTP, as two users: CRUD, filters, errors, voice commands, safety.
 
-use crate::support::send;
+use crate::support::{send, unique};
 use serde_json::{json, Value};
 
 /// Keys loaded by `make test` from tests/fixtures/keys.sql (scope: templates).
@@ -21,16 +21,6 @@ fn call(key: &str, method: &str, path: &str, body: Option<Value>) -> crate::supp
         ],
         bytes.as_deref(),
     )
-}
-
-/// A name and voice command unique to this run, so reruns against one database do not collide.
-fn unique(label: &str) -> String {
-    use std::time::{SystemTime, UNIX_EPOCH};
-    let n = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .unwrap()
-        .as_nanos();
-    format!("{label} {}", n % 1_000_000_000)
 }
 
 fn create(key: &str, body: Value) -> Value {
