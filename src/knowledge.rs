@@ -210,29 +210,37 @@ impl PhraseIndex {
         index
     }
 
+    /// The occurrences of phrases as whole consecutive words: `(item, phrase)`, in the order
+    /// of the words.
+    fn occurrences<'a>(
+        &'a self,
+        words: &'a [String],
+    ) -> impl Iterator<Item = (usize, &'static str)> + 'a {
+        words.iter().enumerate().flat_map(move |(at, word)| {
+            self.by_first
+                .get(word.as_str())
+                .into_iter()
+                .flatten()
+                .filter(move |(_, phrase)| {
+                    phrase
+                        .split(' ')
+                        .enumerate()
+                        .all(|(k, p)| words.get(at + k).is_some_and(|w| w == p))
+                })
+                .copied()
+        })
+    }
+
     /// Calls `found(item, phrase)` for each occurrence of a phrase as whole consecutive words.
     pub fn each(&self, words: &[String], mut found: impl FnMut(usize, &'static str)) {
-        for (at, word) in words.iter().enumerate() {
-            let Some(list) = self.by_first.get(word.as_str()) else {
-                continue;
-            };
-            for &(item, phrase) in list {
-                let whole = phrase
-                    .split(' ')
-                    .enumerate()
-                    .all(|(k, p)| words.get(at + k).is_some_and(|w| w == p));
-                if whole {
-                    found(item, phrase);
-                }
-            }
+        for (item, phrase) in self.occurrences(words) {
+            found(item, phrase);
         }
     }
 
-    /// Whether any phrase occurs.
+    /// Whether any phrase occurs (stopping at the first).
     pub fn any(&self, words: &[String]) -> bool {
-        let mut any = false;
-        self.each(words, |_, _| any = true);
-        any
+        self.occurrences(words).next().is_some()
     }
 
     /// The items with a phrase that occurs, each once, in the order first found.
