@@ -146,9 +146,9 @@ impl Metadata {
         Ok(self)
     }
 
-    /// Lengths, counts, the status and the date.
-    fn check(&self) -> Result<(), String> {
-        let texts = [
+    /// The single-valued Dublin Core elements, by their `dcterms.` name.
+    fn single(&self) -> [(&'static str, &Option<String>); 7] {
+        [
             ("identifier", &self.identifier),
             ("description", &self.description),
             ("publisher", &self.publisher),
@@ -156,8 +156,12 @@ impl Metadata {
             ("license", &self.license),
             ("date", &self.date),
             ("language", &self.language),
-        ];
-        for (name, value) in texts {
+        ]
+    }
+
+    /// Lengths, counts, the status and the date.
+    fn check(&self) -> Result<(), String> {
+        for (name, value) in self.single() {
             if let Some(v) = value {
                 if v.trim().is_empty() || v.chars().count() > MAX_META_CHARS {
                     return Err(format!(
@@ -378,16 +382,14 @@ impl Document {
                     if in_body {
                         body.push_str(text);
                     }
-                    match reading {
-                        Reading::Title => titles
-                            .last_mut()
-                            .unwrap_or(&mut String::new())
-                            .push_str(text),
-                        Reading::XmlScript => scripts
-                            .last_mut()
-                            .unwrap_or(&mut String::new())
-                            .push_str(text),
-                        Reading::OtherScript | Reading::Elsewhere => {}
+                    // Reading a title or an XML script means its element opened one.
+                    let into = match reading {
+                        Reading::Title => titles.last_mut(),
+                        Reading::XmlScript => scripts.last_mut(),
+                        Reading::OtherScript | Reading::Elsewhere => None,
+                    };
+                    if let Some(into) = into {
+                        into.push_str(text);
                     }
                 }
             }
@@ -493,18 +495,9 @@ impl Document {
         };
         meta("dcterms.title", &self.name);
         meta("dcterms.type", DOCUMENT_TYPE);
-        let single = [
-            ("dcterms.identifier", &m.identifier),
-            ("dcterms.description", &m.description),
-            ("dcterms.publisher", &m.publisher),
-            ("dcterms.rights", &m.rights),
-            ("dcterms.license", &m.license),
-            ("dcterms.date", &m.date),
-            ("dcterms.language", &m.language),
-        ];
-        for (name, value) in single {
+        for (name, value) in m.single() {
             if let Some(v) = value {
-                meta(name, v);
+                meta(&format!("dcterms.{name}"), v);
             }
         }
         for v in &m.creator {
