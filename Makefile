@@ -1,5 +1,5 @@
 # radref: the two commands a newcomer needs are `make dev` and `make test`.
-.PHONY: dev test setup fmt clean corpus-check bench key revoke-key simulate receiver
+.PHONY: dev test setup fmt clean corpus-check bench bench-scale key revoke-key simulate receiver
 
 ## Install what is missing, migrate the local D1 database and serve on 127.0.0.1:8787.
 dev:
@@ -29,6 +29,11 @@ corpus-check:
 ## process (wrk), memory and cold start, and the figures behind wrangler dev.
 bench:
 	@scripts/bench.sh
+
+## The scale curve: the worker built over synthetic corpora of 41 to 1,000 systems (SCALE_SIZES),
+## with size, build time, cold start, memory and search latency at each, and a deploy dry run.
+bench-scale:
+	@scripts/bench-scale.sh
 
 ## Create an API key: make key NAME=<label> [USER_ID=<user id>] [SCOPES="context templates"] [REMOTE=1]
 key:

@@ -24,8 +24,14 @@ fn main() {
 fn try_main() -> Result<(), String> {
     let root = PathBuf::from(env::var("CARGO_MANIFEST_DIR").map_err(|e| e.to_string())?);
     let out = PathBuf::from(env::var("OUT_DIR").map_err(|e| e.to_string())?);
-    let dir = root.join("corpus");
-    println!("cargo:rerun-if-changed=corpus");
+    // RADREF_CORPUS builds over another corpus directory (the scale bench's synthetic ones);
+    // the default is the repository's own.
+    println!("cargo:rerun-if-env-changed=RADREF_CORPUS");
+    let dir = match env::var_os("RADREF_CORPUS") {
+        Some(path) if !path.is_empty() => root.join(path),
+        _ => root.join("corpus"),
+    };
+    println!("cargo:rerun-if-changed={}", dir.display());
 
     let (sources, mut problems) = corpus::load::load(&dir);
     problems.extend(corpus::validate::validate(&sources));

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `make bench`: host microbenchmarks of the corpus routes, then radref's release build against
-# the JavaScript Worker a user would write instead (MiniSearch, benches/minisearch), both in one
-# plain `workerd` process with no proxy, under the same wrk load; then, in that same process,
+# the JavaScript Workers a user would write instead (MiniSearch, benches/minisearch, and
+# FlexSearch, benches/flexsearch), all in one plain `workerd` process with no proxy, under the same wrk load; then, in that same process,
 # grounded context over whole pasted reports (benches/reports, about 200 to 20,000
 # characters); then isolate memory and cold start, each service alone; then the old figures
 # behind `wrangler dev` as a secondary row. Prints markdown tables. Not part of `make test`:
@@ -13,14 +13,13 @@
 # start and memory; BENCH_NO_BUILD=1 reuses build/ as it is.
 set -euo pipefail
 source "$(dirname "$0")/env.sh"
+source "$(dirname "$0")/bench-lib.sh"
 cd "$ROOT"
 
 DURATION="${BENCH_DURATION:-10s}"
 # Requests of the memory run (mixed routes), per service.
 MEMORY_REQUESTS="${BENCH_MEMORY_REQUESTS:-100000}"
 OUT="$ROOT/build/bench"
-WORKERD="$ROOT/node_modules/@cloudflare/workerd-linux-64/bin/workerd"
-COMPAT_DATE=$(awk -F'"' '/^compatibility_date/ {print $2}' wrangler.toml)
 
 "$ROOT/scripts/setup.sh"
 
@@ -57,16 +56,20 @@ phase "bench: the competitor and the query mix, from the compiled corpus"
 # worker carries (never a hand copy); the mix is drawn with a fixed seed.
 cargo run --quiet --release --locked --features tools --bin bench-export -- "$OUT" \
     || die "bench-export"
-mini="$ROOT/benches/minisearch"
-stamp="$mini/node_modules/.radref-lock.sha256"
-want=$(sha256sum "$mini/package-lock.json" | cut -d' ' -f1)
-if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then
-    echo "benches/minisearch/node_modules matches its package-lock.json: skipping npm ci"
-else
-    (cd "$mini" && PATH="$SYSTEM_PATH" npm ci --no-audit --no-fund --loglevel=error) \
-        || die "npm ci in benches/minisearch"
-    echo "$want" > "$stamp"
-fi
+# The competitors' npm packages, each installed from its lock file once (a stamp holds the
+# lock's hash).
+for competitor in minisearch flexsearch; do
+    dir="$ROOT/benches/$competitor"
+    stamp="$dir/node_modules/.radref-lock.sha256"
+    want=$(sha256sum "$dir/package-lock.json" | cut -d' ' -f1)
+    if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then
+        echo "benches/$competitor/node_modules matches its package-lock.json: skipping npm ci"
+    else
+        (cd "$dir" && PATH="$SYSTEM_PATH" npm ci --no-audit --no-fund --loglevel=error) \
+            || die "npm ci in benches/$competitor"
+        echo "$want" > "$stamp"
+    fi
+done
 # Every route of the memory run: the query mix, every detail, and health.
 {
     sed 's|^|/api/v1/search?q=|' "$OUT/queries.txt"
@@ -79,124 +82,59 @@ fi
 } > "$OUT/mixed-minisearch.txt"
 phase_done
 
-free_port() {
-    python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
-
-# Writes a workerd config serving radref on $2, the competitor on $3 and the floor on $4 (0 or
-# nothing leaves one out).
-config() {
-    local out="$1" rp="$2" mp="$3" fp="${4:-0}" rs="" rk="" ms="" mk="" fs="" fk=""
-    if [ "$rp" != 0 ]; then
-        rs='(name = "radref", worker = .radref),'
-        rk="(name = \"radref-http\", address = \"127.0.0.1:$rp\", http = (), service = \"radref\"),"
-    fi
-    if [ "$mp" != 0 ]; then
-        ms='(name = "minisearch", worker = .minisearch),'
-        mk="(name = \"minisearch-http\", address = \"127.0.0.1:$mp\", http = (), service = \"minisearch\"),"
-    fi
-    if [ "$fp" != 0 ]; then
-        fs='(name = "floor", worker = .floor),'
-        fk="(name = \"floor-http\", address = \"127.0.0.1:$fp\", http = (), service = \"floor\"),"
-    fi
-    # Paths are relative to the config, which lives in build/bench.
-    sed -e "s|@RADREF_SERVICE@|$rs|" -e "s|@MINI_SERVICE@|$ms|" -e "s|@FLOOR_SERVICE@|$fs|" \
-        -e "s|@RADREF_SOCKET@|$rk|" -e "s|@MINI_SOCKET@|$mk|" -e "s|@FLOOR_SOCKET@|$fk|" \
-        -e "s|@BUILD@|..|g" -e "s|@ROOT@|../..|g" -e "s|@MINI@|../../benches/minisearch|g" \
-        -e "s|@COMPAT_DATE@|$COMPAT_DATE|g" benches/workerd/bench.capnp.in > "$out"
-}
-
-WORKERD_PID=""
-# Starts workerd on a config in its own process group; logs to build/bench/<name>.log.
-start_workerd() {
-    local name="$1"
-    (cd "$OUT" && exec setsid "$WORKERD" serve "$name.capnp" </dev/null >"$name.log" 2>&1) &
-    WORKERD_PID=$!
-}
-stop_workerd() {
-    if [ -n "$WORKERD_PID" ] && kill -0 "$WORKERD_PID" 2>/dev/null; then
-        kill -TERM -- "-$WORKERD_PID" 2>/dev/null || kill -TERM "$WORKERD_PID" 2>/dev/null || true
-        wait "$WORKERD_PID" 2>/dev/null || true
-    fi
-    WORKERD_PID=""
-}
-wait_health() {
-    for _ in $(seq 1 300); do
-        curl -fsS -m 2 "$1/api/v1/health" >/dev/null 2>&1 && return 0
-        kill -0 "$WORKERD_PID" 2>/dev/null || break
-        sleep 0.1
-    done
-    cat "$OUT"/*.log >&2
-    die "workerd did not answer on $1"
-}
 trap 'stop_workerd; stop_worker' EXIT
 trap 'exit 130' INT TERM
 
-# One wrk run: load CONNS URL [LUA_SCRIPT ARGS...]; sets RPS, P50, P99 (microseconds),
-# REQUESTS and ERRORS.
-load() {
-    local conns="$1" url="$2"; shift 2
-    local out script=()
-    if [ $# -gt 0 ]; then
-        script=(-s "$1" "$url" --); shift
-    else
-        script=("$url")
-    fi
-    out=$(wrk -t1 -c"$conns" -d"$DURATION" --latency "${script[@]}" "$@")
-    RPS=$(awk '/Requests\/sec/ {printf "%.0f", $2}' <<<"$out")
-    REQUESTS=$(awk '/requests in/ {print $1}' <<<"$out")
-    P50=$(awk '$1 == "50%" {print $2}' <<<"$out" | to_us)
-    P99=$(awk '$1 == "99%" {print $2}' <<<"$out" | to_us)
-    ERRORS=$(awk '/Non-2xx|Socket errors/ {print}' <<<"$out")
-}
-# wrk prints 512.00us, 1.20ms or 1.02s; the table says microseconds.
-to_us() {
-    awk '{ v = $1 + 0; if ($1 ~ /ms$/) v *= 1000; else if ($1 ~ /[0-9]s$/) v *= 1000000;
-           printf "%.0f", v }'
-}
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f×", a / b }'; }
 
-phase "bench: radref against JS + MiniSearch, one workerd process (wrk -t1, $DURATION per row)"
+phase "bench: radref against JS + MiniSearch and JS + FlexSearch, one workerd process (wrk -t1, $DURATION per row)"
 RP=$(free_port)
 MP=$(free_port)
 FP=$(free_port)
-config "$OUT/both.capnp" "$RP" "$MP" "$FP"
+XP=$(free_port)
+config "$OUT/both.capnp" "$RP" "$MP" "$FP" "$XP"
 start_workerd both
 R="http://127.0.0.1:$RP"
 M="http://127.0.0.1:$MP"
 F="http://127.0.0.1:$FP"
+X="http://127.0.0.1:$XP"
+wait_health "$X"
 wait_health "$R"
 wait_health "$M"
 wait_health "$F"
-echo "$(wc -l <"$OUT/queries.txt") distinct queries in the mix; radref on $R, MiniSearch on $M"
+echo "$(wc -l <"$OUT/queries.txt") distinct queries in the mix; radref on $R, MiniSearch on $M, FlexSearch on $X"
 # Warm-up: both isolates see the whole mix once before anything is timed.
 wrk -t1 -c8 -d3s -s benches/mix.lua "$R" -- "$OUT/mixed-radref.txt" "" >/dev/null
 wrk -t1 -c8 -d3s -s benches/mix.lua "$M" -- "$OUT/mixed-minisearch.txt" "" >/dev/null
+wrk -t1 -c8 -d3s -s benches/mix.lua "$X" -- "$OUT/mixed-minisearch.txt" "" >/dev/null
 SEARCH=(benches/mix.lua "$OUT/queries.txt" "/api/v1/search?q=")
 DETAIL=(benches/mix.lua "$OUT/slugs.txt" "/api/v1/systems/")
-printf '\n| route | conns | radref req/s | p50 µs | p99 µs | MiniSearch req/s | p50 µs | p99 µs | ratio |\n'
+printf '\n| route (vs what) | conns | radref req/s | p50 µs | p99 µs | other req/s | p50 µs | p99 µs | ratio |\n'
 printf '|---|---:|---:|---:|---:|---:|---:|---:|---:|\n'
 for conns in 1 8; do
     load "$conns" "$M/api/v1/health"; m_h=("$RPS" "$P50" "$P99")
     load "$conns" "$R/api/v1/health"; r_h=("$RPS" "$P50" "$P99")
-    printf '| health | %s | %s | %s | %s | %s | %s | %s | %s |\n' "$conns" "${r_h[@]}" "${m_h[@]}" \
+    printf '| health (vs MiniSearch health) | %s | %s | %s | %s | %s | %s | %s | %s |\n' "$conns" "${r_h[@]}" "${m_h[@]}" \
         "$(ratio "${r_h[0]}" "${m_h[0]}")"
     load "$conns" "$M" "${SEARCH[@]}"; m_s=("$RPS" "$P50" "$P99"); m_err="$ERRORS"
     load "$conns" "$R" "${SEARCH[@]}"; r_s=("$RPS" "$P50" "$P99"); r_err="$ERRORS"
-    printf '| search, query mix | %s | %s | %s | %s | %s | %s | %s | %s |\n' "$conns" "${r_s[@]}" \
+    printf '| search, query mix (vs MiniSearch) | %s | %s | %s | %s | %s | %s | %s | %s |\n' "$conns" "${r_s[@]}" \
         "${m_s[@]}" "$(ratio "${r_s[0]}" "${m_s[0]}")"
+    load "$conns" "$X" "${SEARCH[@]}"; x_s=("$RPS" "$P50" "$P99"); x_err="$ERRORS"
+    printf '| search, query mix (vs FlexSearch) | %s | %s | %s | %s | %s | %s | %s | %s |\n' "$conns" \
+        "${r_s[@]}" "${x_s[@]}" "$(ratio "${r_s[0]}" "${x_s[0]}")"
+    [ -z "$x_err" ] || echo "errors: FlexSearch: $x_err"
     # The grounding rows below are set against this run's search, per connection count.
     SEARCH_RPS[$conns]="${r_s[0]}"
     load "$conns" "$R" "${DETAIL[@]}"; r_d=("$RPS" "$P50" "$P99")
-    printf '| systems/{slug} vs its search | %s | %s | %s | %s | %s | %s | %s | %s |\n' "$conns" \
+    printf '| systems/{slug} (vs MiniSearch search) | %s | %s | %s | %s | %s | %s | %s | %s |\n' "$conns" \
         "${r_d[@]}" "${m_s[@]}" "$(ratio "${r_d[0]}" "${m_s[0]}")"
     [ -z "$r_err$m_err" ] || echo "errors: radref: ${r_err:-none}; MiniSearch: ${m_err:-none}"
     load "$conns" "$F/api/v1/health"; f_h=("$RPS" "$P50" "$P99")
-    printf '| floor: constant answer, vs radref health | %s | %s | %s | %s | %s | %s | %s | %s |\n' \
+    printf '| floor: constant answer (vs radref health) | %s | %s | %s | %s | %s | %s | %s | %s |\n' \
         "$conns" "${f_h[@]}" "${r_h[@]}" "$(ratio "${r_h[0]}" "${f_h[0]}")"
     if [ "$conns" = 1 ]; then
         over() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f×", a / b }'; }
-        TAILS="radref search $(over "${r_s[2]}" "${r_s[1]}"), MiniSearch search $(over "${m_s[2]}" "${m_s[1]}"), floor $(over "${f_h[2]}" "${f_h[1]}")"
+        TAILS="radref search $(over "${r_s[2]}" "${r_s[1]}"), MiniSearch search $(over "${m_s[2]}" "${m_s[1]}"), FlexSearch search $(over "${x_s[2]}" "${x_s[1]}"), floor $(over "${f_h[2]}" "${f_h[1]}")"
         # Each corpus route's tail against the floor's in the same run: the runtime's garbage
         # collections set the floor's own, so no worse than it is the target (issue notes).
         vs_floor() {
@@ -212,7 +150,7 @@ echo "p99 over p50 at 1 connection: $TAILS"
 echo "each corpus route's p99 over p50 at 1 connection against the floor's: $FLOOR_TAILS"
 echo "bundle (wasm + JS modules, gzip -9): $BUNDLE_GZ bytes"
 # Answer quality on the same mix: is the first hit of the system the query was drawn from?
-python3 - "$OUT/expected.tsv" "$R" "$M" <<'PY'
+python3 - "$OUT/expected.tsv" "$R" "$M" "$X" <<'PY'
 import json, sys, urllib.request
 expected, bases = sys.argv[1], sys.argv[2:]
 rows = [line.rstrip("\n").split("\t") for line in open(expected) if line.strip()]
@@ -225,7 +163,7 @@ for base in bases:
         n += bool(data) and data[0]["slug"] == slug
     right.append(n)
 print(f"first hit in the query's own system: radref {right[0]}/{len(rows)}, "
-      f"MiniSearch {right[1]}/{len(rows)}")
+      f"MiniSearch {right[1]}/{len(rows)}, FlexSearch {right[2]}/{len(rows)}")
 PY
 phase_done
 
@@ -336,8 +274,8 @@ phase "bench: cold start and memory, each service alone in its own workerd proce
 # that first request, then $MEMORY_REQUESTS mixed requests (search mix, every detail, health)
 # and the process's resident memory and radref's wasm memory before and after.
 mem_row() {
-    local name="$1" rp="$2" mp="$3" url="$4" mix="$5" start first_ms ready_ms rss0 rss1 wasm0 wasm1 done=0
-    config "$OUT/$name.capnp" "$rp" "$mp"
+    local name="$1" rp="$2" mp="$3" url="$4" mix="$5" xp="${6:-0}" start first_ms ready_ms rss0 rss1 wasm0 wasm1 done=0
+    config "$OUT/$name.capnp" "$rp" "$mp" 0 "$xp"
     start=$(date +%s%N)
     start_workerd "$name"
     first_ms=""
@@ -369,6 +307,8 @@ P=$(free_port)
 mem_row radref "$P" 0 "http://127.0.0.1:$P" "$OUT/mixed-radref.txt"
 P=$(free_port)
 mem_row minisearch 0 "$P" "http://127.0.0.1:$P" "$OUT/mixed-minisearch.txt"
+P=$(free_port)
+mem_row flexsearch 0 0 "http://127.0.0.1:$P" "$OUT/mixed-minisearch.txt" "$P"
 phase_done
 fi
 

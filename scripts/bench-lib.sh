@@ -1,0 +1,88 @@
+# Shared pieces of the benchmarks (sourced by bench.sh and bench-scale.sh after env.sh): the
+# plain workerd process, its config, and one wrk run. The caller sets OUT (where configs and
+# logs go) and DURATION (of a wrk run).
+
+WORKERD="$ROOT/node_modules/@cloudflare/workerd-linux-64/bin/workerd"
+COMPAT_DATE=$(awk -F'"' '/^compatibility_date/ {print $2}' "$ROOT/wrangler.toml")
+
+free_port() {
+    python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+# Writes a workerd config serving radref on $2, MiniSearch on $3, the floor on $4 and FlexSearch
+# on $5 (0 or nothing leaves one out). Module paths are relative to the config: CONFIG_BUILD is
+# worker-build's output (default .., for a config in build/bench) and CONFIG_ROOT the
+# repository (default ../..).
+config() {
+    local out="$1" rp="$2" mp="$3" fp="${4:-0}" xp="${5:-0}" rs="" rk="" ms="" mk="" fs="" fk=""
+    local xs="" xk=""
+    local build="${CONFIG_BUILD:-..}" root="${CONFIG_ROOT:-../..}"
+    if [ "$rp" != 0 ]; then
+        rs='(name = "radref", worker = .radref),'
+        rk="(name = \"radref-http\", address = \"127.0.0.1:$rp\", http = (), service = \"radref\"),"
+    fi
+    if [ "$mp" != 0 ]; then
+        ms='(name = "minisearch", worker = .minisearch),'
+        mk="(name = \"minisearch-http\", address = \"127.0.0.1:$mp\", http = (), service = \"minisearch\"),"
+    fi
+    if [ "$fp" != 0 ]; then
+        fs='(name = "floor", worker = .floor),'
+        fk="(name = \"floor-http\", address = \"127.0.0.1:$fp\", http = (), service = \"floor\"),"
+    fi
+    if [ "$xp" != 0 ]; then
+        xs='(name = "flexsearch", worker = .flexsearch),'
+        xk="(name = \"flexsearch-http\", address = \"127.0.0.1:$xp\", http = (), service = \"flexsearch\"),"
+    fi
+    sed -e "s|@RADREF_SERVICE@|$rs|" -e "s|@FLEX_SERVICE@|$xs|" -e "s|@FLEX_SOCKET@|$xk|" \
+        -e "s|@FLEX@|$root/benches/flexsearch|g" -e "s|@MINI_SERVICE@|$ms|" -e "s|@FLOOR_SERVICE@|$fs|" \
+        -e "s|@RADREF_SOCKET@|$rk|" -e "s|@MINI_SOCKET@|$mk|" -e "s|@FLOOR_SOCKET@|$fk|" \
+        -e "s|@BUILD@|$build|g" -e "s|@ROOT@|$root|g" -e "s|@MINI@|$root/benches/minisearch|g" \
+        -e "s|@COMPAT_DATE@|$COMPAT_DATE|g" benches/workerd/bench.capnp.in > "$out"
+}
+
+WORKERD_PID=""
+# Starts workerd on $OUT/<name>.capnp in its own process group; logs to $OUT/<name>.log.
+start_workerd() {
+    local name="$1"
+    (cd "$OUT" && exec setsid "$WORKERD" serve "$name.capnp" </dev/null >"$name.log" 2>&1) &
+    WORKERD_PID=$!
+}
+stop_workerd() {
+    if [ -n "$WORKERD_PID" ] && kill -0 "$WORKERD_PID" 2>/dev/null; then
+        kill -TERM -- "-$WORKERD_PID" 2>/dev/null || kill -TERM "$WORKERD_PID" 2>/dev/null || true
+        wait "$WORKERD_PID" 2>/dev/null || true
+    fi
+    WORKERD_PID=""
+}
+wait_health() {
+    for _ in $(seq 1 300); do
+        curl -fsS -m 2 "$1/api/v1/health" >/dev/null 2>&1 && return 0
+        kill -0 "$WORKERD_PID" 2>/dev/null || break
+        sleep 0.1
+    done
+    cat "$OUT"/*.log >&2
+    die "workerd did not answer on $1"
+}
+# One wrk run: load CONNS URL [LUA_SCRIPT ARGS...]; sets RPS, P50, P99 (microseconds),
+# REQUESTS and ERRORS.
+load() {
+    local conns="$1" url="$2"; shift 2
+    local out script=()
+    if [ $# -gt 0 ]; then
+        script=(-s "$1" "$url" --); shift
+    else
+        script=("$url")
+    fi
+    out=$(wrk -t1 -c"$conns" -d"$DURATION" --latency "${script[@]}" "$@")
+    RPS=$(awk '/Requests\/sec/ {printf "%.0f", $2}' <<<"$out")
+    REQUESTS=$(awk '/requests in/ {print $1}' <<<"$out")
+    P50=$(awk '$1 == "50%" {print $2}' <<<"$out" | to_us)
+    P99=$(awk '$1 == "99%" {print $2}' <<<"$out" | to_us)
+    ERRORS=$(awk '/Non-2xx|Socket errors/ {print}' <<<"$out")
+}
+# wrk prints 512.00us, 1.20ms or 1.02s; the table says microseconds.
+to_us() {
+    awk '{ v = $1 + 0; if ($1 ~ /ms$/) v *= 1000; else if ($1 ~ /[0-9]s$/) v *= 1000000;
+           printf "%.0f", v }'
+}
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f×", a / b }'; }
