@@ -12,13 +12,14 @@ free_port() {
 # Writes a workerd config serving radref on $2, MiniSearch on $3, the floor on $4 and FlexSearch
 # on $5 (0 or nothing leaves one out). Module paths are relative to the config: CONFIG_BUILD is
 # worker-build's output (default .., for a config in build/bench) and CONFIG_ROOT the
-# repository (default ../..).
+# repository (default ../..); CONFIG_ASSETS is the static assets directory, absolute (default
+# build/assets), which a disk service serves to radref's ASSETS binding.
 config() {
     local out="$1" rp="$2" mp="$3" fp="${4:-0}" xp="${5:-0}" rs="" rk="" ms="" mk="" fs="" fk=""
     local xs="" xk=""
     local build="${CONFIG_BUILD:-..}" root="${CONFIG_ROOT:-../..}"
     if [ "$rp" != 0 ]; then
-        rs='(name = "radref", worker = .radref),'
+        rs="(name = \"radref\", worker = .radref), (name = \"radref-assets\", disk = (path = \"${CONFIG_ASSETS:-$ROOT/build/assets}\")),"
         rk="(name = \"radref-http\", address = \"127.0.0.1:$rp\", http = (), service = \"radref\"),"
     fi
     if [ "$mp" != 0 ]; then

@@ -3,9 +3,11 @@
 # 41 200 500 1000 systems) it writes a synthetic corpus from the real one
 # (scripts/corpus-synth.py: the real systems first, then renamed and perturbed copies; never
 # shipped), builds the worker over it as deployed (RADREF_CORPUS, release, wasm-opt), and
-# reports the wasm raw and gzipped, the build time, the cold start (workerd spawned to first
-# answer) and the first request's latency, the process's memory, and the search mix's p50 and
-# p99 at one connection in plain workerd. It checks that every corpus route answers at that
+# reports where the system bodies went (the bundle, or the corpus store's packs: the build
+# chooses by size) and the store's bytes, the wasm raw and gzipped, the build time, the cold
+# start (workerd spawned to first answer), the first request's latency and the first detail's
+# (which reads the store), the process's memory, and the search mix's p50 and p99 at one
+# connection in plain workerd, the store served by a disk service as the platform serves assets. It checks that every corpus route answers at that
 # size, and runs `wrangler deploy --dry-run` on the largest size. The last line is for scripts:
 #   scale N: wasm_gzip_bytes=B deploy_dry_run=ok|over_limit|failed search_p50_ms=X
 # where the limit is the paid plan's 10 MB of compressed worker (the free plan's is 3 MB).
@@ -36,8 +38,8 @@ cargo run --quiet --release --locked --features tools --bin bench-export -- "$SC
 echo "$(wc -l <"$SCALE/mix/queries.txt") queries"
 phase_done
 
-printf '\n| systems | wasm raw bytes | wasm + JS gzip bytes | build s | start to first answer ms | first request ms | RSS MiB | wasm memory bytes | search p50 µs | search p99 µs | search req/s | routes |\n'
-printf '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n'
+printf '\n| systems | bodies | store bytes | wasm raw bytes | wasm + JS gzip bytes | build s | start to first answer ms | first request ms | first detail ms | RSS MiB | wasm memory bytes | search p50 µs | search p99 µs | search req/s | routes |\n'
+printf '|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n'
 LAST=""
 for n in $SIZES; do
     dir="$SCALE/$n"
@@ -45,7 +47,7 @@ for n in $SIZES; do
     python3 scripts/corpus-synth.py corpus "$dir/corpus" "$n" >"$dir/synth.log" || die "corpus-synth $n"
     # The build's own target directory keeps the dependencies built once for every size.
     start=$(date +%s)
-    RADREF_CORPUS="$dir/corpus" CARGO_TARGET_DIR="$ROOT/target/scale" \
+    RADREF_CORPUS="$dir/corpus" CARGO_TARGET_DIR="$ROOT/target/scale" RADREF_ASSETS_DIR="$dir/assets" \
         WORKER_BUILD_ARGS="--release --out-dir build/scale/$n/out" sh scripts/worker-build.sh \
         >"$dir/build.log" 2>&1 || { tail -30 "$dir/build.log" >&2; die "build at $n systems"; }
     build_s=$(( $(date +%s) - start ))
@@ -58,7 +60,7 @@ for n in $SIZES; do
     # Cold start: a fresh workerd process serving only radref.
     OUT="$dir"
     port=$(free_port)
-    CONFIG_BUILD=out CONFIG_ROOT=../../.. config "$dir/scale.capnp" "$port" 0
+    CONFIG_BUILD=out CONFIG_ROOT=../../.. CONFIG_ASSETS="$dir/assets" config "$dir/scale.capnp" "$port" 0
     url="http://127.0.0.1:$port"
     t0=$(date +%s%N)
     start_workerd scale
@@ -74,6 +76,12 @@ for n in $SIZES; do
     ready_ms=$(( ($(date +%s%N) - t0) / 1000000 ))
     [ -n "$first_ms" ] || { cat "$dir/scale.log" >&2; die "workerd did not answer at $n systems"; }
 
+    # The isolate's first request that needs a system body (it reads the store, if any).
+    slug=$(grep -v '^#' "$dir/corpus/slugs.txt" | head -1)
+    detail_ms=$(curl -fsS -o /dev/null -w '%{time_total}' "$url/api/v1/systems/$slug" \
+        | awk '{ printf "%.1f", $1 * 1000 }')
+    bodies=$(curl -fsS "$url/api/v1/health" | python3 -c 'import json,sys; print(json.load(sys.stdin)["corpus"].get("bodies", "-"))')
+    store_bytes=$(du -sb "$dir/assets/corpus-store" 2>/dev/null | cut -f1)
     # Every corpus route answers, at this size.
     python3 benches/scale_routes.py "$url" "$dir/corpus" >"$dir/routes.log" 2>&1 \
         && routes=ok || { routes=FAILED; tail -5 "$dir/routes.log" >&2; }
@@ -84,8 +92,9 @@ for n in $SIZES; do
     rss=$(awk '/VmRSS/ {print $2}' "/proc/$WORKERD_PID/status")
     wasm_mem=$(curl -fsS "$url/api/v1/health" | python3 -c 'import json,sys; print(json.load(sys.stdin).get("memory", {}).get("wasm_bytes", "-"))')
     stop_workerd
-    printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' "$n" "$raw" "$gz" \
-        "$build_s" "$ready_ms" "$first_ms" "$((rss / 1024))" "$wasm_mem" "$P50" "$P99" "$RPS" "$routes"
+    printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' "$n" \
+        "$bodies" "${store_bytes:-0}" "$raw" "$gz" "$build_s" "$ready_ms" "$first_ms" "$detail_ms" \
+        "$((rss / 1024))" "$wasm_mem" "$P50" "$P99" "$RPS" "$routes"
     [ "$routes" = ok ] || die "a corpus route failed at $n systems (see $dir/routes.log)"
     LAST="$n $gz $P50"
 done
@@ -100,6 +109,11 @@ cat >"$dir/wrangler.toml" <<EOF
 name = "radref-scale-$n"
 main = "out/entry.js"
 compatibility_date = "$COMPAT_DATE"
+
+[assets]
+directory = "assets"
+binding = "ASSETS"
+run_worker_first = ["/api/*", "/mcp", "/feed/*", "/llms.txt", "/corpus-store/*"]
 EOF
 verdict=failed
 if wrangler deploy --dry-run --config "$dir/wrangler.toml" --outdir "$dir/dry-run" >"$dir/dry-run.log" 2>&1; then

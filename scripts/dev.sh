@@ -41,6 +41,8 @@ phase_done
 
 phase "dev: wrangler dev on http://127.0.0.1:$PORT (Ctrl-C stops it)"
 export WORKER_BUILD_ARGS="${WORKER_BUILD_ARGS:---release}"
+# wrangler reads the assets directory before its first build fills it (scripts/worker-build.sh).
+mkdir -p "$ROOT/build/assets"
 # ALLOW_HTTP_LOOPBACK lets webhooks be sent to a receiver on http://127.0.0.1 while developing;
 # the deployed configuration leaves it off (https only).
 # A shorter webhook retry schedule for trying the retries by hand: WEBHOOK_RETRY_DELAYS=5,5,5,5.

@@ -24,8 +24,12 @@ phase "test: lints, wasm32 (cargo clippy --target wasm32-unknown-unknown, warnin
 cargo clippy --lib --target wasm32-unknown-unknown --locked -- -D warnings || die "clippy (wasm32)"
 phase_done
 
-phase "test: build the worker (worker-build --release --no-opt)"
+phase "test: build the worker (worker-build --release --no-opt, system bodies in the corpus store)"
 export WORKER_BUILD_ARGS="--release --no-opt"
+# The integration tests run the worker with its system bodies in the corpus store (static
+# assets read through the ASSETS binding), the placement a large corpus gets, so that path is
+# exercised end to end; the host tests run the bundle placement the corpus gets today.
+export RADREF_BODY_STORE=assets
 sh scripts/worker-build.sh || die "worker build"
 phase_done
 

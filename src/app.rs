@@ -9,6 +9,7 @@
 use crate::api;
 use crate::auth;
 use crate::call::Call;
+use crate::corpus::compiled;
 use crate::error::{allow_header, ApiError, ErrorFormat};
 use crate::http::{Method, Request, Response};
 use crate::ratelimit::{Decision, Shared};
@@ -179,6 +180,9 @@ async fn key_check<S: Services>(
 
 /// Runs the operation's handler: one arm per feature, whose own `dispatch` is exhaustive.
 async fn dispatch<S: Services>(op: Op, call: &Call<'_, S>) -> Result<Response, ApiError> {
+    if op.reads_bodies() {
+        read_store(call.services).await?;
+    }
     match op {
         Op::Service(op) => api::service::dispatch(op, call),
         Op::Corpus(op) => api::corpus::dispatch(op, call),
@@ -187,6 +191,27 @@ async fn dispatch<S: Services>(op: Op, call: &Call<'_, S>) -> Result<Response, A
         Op::Templates(op) => api::templates::dispatch(op, call).await,
         Op::Webhooks(op) => api::webhooks::dispatch(op, call).await,
     }
+}
+
+/// Reads the corpus store's packs into the isolate, once, when the build placed the system
+/// bodies there (`corpus::compiled::bodies_in_store`); a bundle build returns at once. The
+/// packs are read in parallel; a failure is a 503 that the next request retries.
+async fn read_store<S: Services>(services: &S) -> Result<(), ApiError> {
+    if compiled::bodies_ready() {
+        return Ok(());
+    }
+    let reads = compiled::STORE_PACKS
+        .iter()
+        .map(|path| services.corpus_pack(path));
+    let packs: Result<Vec<Vec<u8>>, String> = futures_util::future::join_all(reads)
+        .await
+        .into_iter()
+        .collect();
+    packs
+        .and_then(compiled::install_packs)
+        .map_err(|cause| ApiError::Unavailable {
+            cause: format!("corpus store: {cause}"),
+        })
 }
 
 fn rate_headers(response: &mut Response, d: Decision) {

@@ -484,7 +484,7 @@ fn service_operation(op: ServiceOp) -> Value {
             "type": "object", "required": ["status", "version", "corpus"],
             "properties": { "status": { "const": "ok" }, "service": { "type": "string" }, "version": { "type": "string" },
                 "api_version": { "type": "string" }, "environment": { "type": "string" },
-                "corpus": { "type": "object", "required": ["hash"], "properties": { "hash": { "type": "string", "pattern": "^[0-9a-f]{64}$" }, "systems": { "type": "integer" }, "clinical_lines": { "type": "integer" } } },
+                "corpus": { "type": "object", "required": ["hash"], "properties": { "hash": { "type": "string", "pattern": "^[0-9a-f]{64}$" }, "systems": { "type": "integer" }, "clinical_lines": { "type": "integer" }, "bodies": { "type": "string", "enum": ["bundle", "store"], "description": "Where the system bodies live: compiled into the worker, or in packs of the static-asset store that each isolate reads on its first request that needs them (chosen at build time by size)." } } },
                 "memory": { "type": "object", "description": "Only in the benchmark environment (`make bench`): the isolate's wasm memory.",
                     "properties": { "wasm_bytes": { "type": ["integer", "null"] } } } }
         } } } } } })

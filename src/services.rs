@@ -1,7 +1,7 @@
 //! The ports: what the platform provides to the core, and the isolate's shared state.
 //!
-//! Everything below the dispatcher reaches the clock, the log, D1, the deliveries queue and
-//! outgoing HTTP only through [`Services`], so host tests drive the whole service with an
+//! Everything below the dispatcher reaches the clock, the log, D1, the deliveries queue,
+//! outgoing HTTP and the corpus store only through [`Services`], so host tests drive the whole service with an
 //! in-memory or SQLite implementation (`host`) and the wasm build with the Cloudflare bindings
 //! (`platform`). This module sits near the bottom of the house: it imports no feature.
 
@@ -42,6 +42,11 @@ pub trait Services {
     /// within its limit, `Some(false)` over it, `None` where no such limiter is bound (or it
     /// failed to answer, which is logged: a limiter that cannot count lets the request through).
     async fn shared_limit(&self, limiter: Shared, key: &str) -> Option<bool>;
+
+    /// Reads one file of the corpus store (`corpus-store/<hash>/<n>.bin`, a pack of system
+    /// bodies that the build placed beside the worker as a static asset). Only a build whose
+    /// bodies are in the store asks; an error's text is for the log.
+    async fn corpus_pack(&self, path: &str) -> Result<Vec<u8>, String>;
 }
 
 /// A message for the webhook deliveries queue.

@@ -220,3 +220,49 @@ fn failed_key_checks_from_one_address_end_in_429() {
     let reply = send("GET", "/api/v1/templates", &[("Authorization", good)], None);
     assert_eq!(reply.status, 200, "{}", reply.body);
 }
+
+/// `make test` builds the worker with its system bodies in the corpus store (static assets read
+/// through the ASSETS binding): health says so, every system's detail is the one the corpus
+/// file describes (so each body was found at its place in its pack), and the packs are not a
+/// public route.
+#[test]
+fn the_corpus_store_serves_every_body_and_is_not_public() {
+    let health = get("/api/v1/health").json();
+    assert_eq!(
+        health["corpus"]["bodies"], "store",
+        "make test runs the store placement (RADREF_BODY_STORE=assets)"
+    );
+    let hash = health["corpus"]["hash"].as_str().unwrap().to_string();
+    let registry = include_str!("../corpus/slugs.txt");
+    for slug in registry
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+    {
+        let reply = get(&format!("/api/v1/systems/{slug}"));
+        assert_eq!(reply.status, 200, "{slug}: {}", reply.body);
+        let detail = reply.json();
+        assert_eq!(detail["slug"], slug);
+        let source: serde_json::Value = serde_json::from_str(
+            &std::fs::read_to_string(format!(
+                "{}/corpus/systems/{slug}.json",
+                env!("CARGO_MANIFEST_DIR")
+            ))
+            .unwrap(),
+        )
+        .unwrap();
+        assert_eq!(detail["name"], source["name"], "{slug}");
+        assert_eq!(
+            detail["decision_units"].as_array().map(Vec::len),
+            source["decision_units"].as_array().map(Vec::len),
+            "{slug}"
+        );
+    }
+    // The packs are the worker's: the asset path answers 404 from the worker, not the bytes.
+    let reply = get(&format!("/corpus-store/{hash}/0.bin"));
+    assert_eq!(reply.status, 404, "{}", reply.body);
+    assert!(reply
+        .header("content-type")
+        .unwrap()
+        .starts_with("application/json"));
+}

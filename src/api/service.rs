@@ -44,6 +44,9 @@ struct Health<'a> {
 
 #[derive(serde::Serialize)]
 struct HealthCorpus {
+    /// Where the system bodies live: `bundle` (compiled into the worker) or `store` (packs in
+    /// the static-asset store, read by each isolate on its first request that needs them).
+    bodies: &'static str,
     clinical_lines: u32,
     hash: &'static str,
     systems: u32,
@@ -60,6 +63,11 @@ fn health(app: &App) -> Response {
     let body = Health {
         api_version: API_VERSION,
         corpus: HealthCorpus {
+            bodies: if crate::corpus::compiled::bodies_in_store() {
+                "store"
+            } else {
+                "bundle"
+            },
             clinical_lines: crate::corpus::compiled::TOTALS.lines,
             hash: crate::build_info::CORPUS_HASH,
             systems: crate::corpus::compiled::TOTALS.systems,

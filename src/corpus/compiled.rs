@@ -75,7 +75,8 @@ pub struct Totals {
 
 include!(concat!(env!("OUT_DIR"), "/corpus_tables.rs"));
 
-/// The prebuilt bodies: `systems/<slug>.json`, `organs.json`, `coverage.json`, `changes.xml`.
+/// The prebuilt bodies: `systems/<slug>.json` (unless the build put them in the store),
+/// `organs.json`, `coverage.json`, `changes.xml`.
 static FILES: Dir<'static> = include_dir!("$OUT_DIR/compiled");
 
 /// The `fst` map from term to term number.
@@ -89,12 +90,66 @@ pub fn file(path: &str) -> Option<&'static [u8]> {
     FILES.get_file(path).map(|f| f.contents())
 }
 
-/// The detail body of a system.
+include!(concat!(env!("OUT_DIR"), "/store_tables.rs"));
+
+/// Whether this build keeps the system bodies in the static-asset store (`STORE_PACKS`)
+/// rather than in the bundle: the build chooses by size (`corpus::store`).
+pub fn bodies_in_store() -> bool {
+    !STORE_PACKS.is_empty()
+}
+
+/// The packs of the store, once an isolate has read them.
+static PACKS: std::sync::OnceLock<Vec<Box<[u8]>>> = std::sync::OnceLock::new();
+
+/// Whether the bodies can be read now: always in a bundle build, after [`install_packs`] in a
+/// store build.
+pub fn bodies_ready() -> bool {
+    !bodies_in_store() || PACKS.get().is_some()
+}
+
+/// Takes the packs an isolate read from the store, in `STORE_PACKS` order, after checking that
+/// every body the table places lies inside them. A second call (two requests raced to read
+/// them) keeps the first.
+pub fn install_packs(packs: Vec<Vec<u8>>) -> Result<(), String> {
+    if packs.len() != STORE_PACKS.len() {
+        return Err(format!(
+            "{} packs read, {} expected",
+            packs.len(),
+            STORE_PACKS.len()
+        ));
+    }
+    for (slug, pack, offset, len) in STORE_BODIES {
+        let end = *offset as usize + *len as usize;
+        if packs[*pack as usize].len() < end {
+            return Err(format!(
+                "{} is {} bytes, too short for {slug}",
+                STORE_PACKS[*pack as usize],
+                packs[*pack as usize].len()
+            ));
+        }
+    }
+    let _ = PACKS.set(packs.into_iter().map(Vec::into_boxed_slice).collect());
+    Ok(())
+}
+
+/// The detail body of a system: from the bundle, or from the store's packs once read (`None`
+/// before that: the dispatcher reads them before any operation that needs a body).
 pub fn detail(slug: &str) -> Option<&'static [u8]> {
     if !super::syntax::is_slug(slug) {
         return None;
     }
-    file(&format!("systems/{slug}.json"))
+    if !bodies_in_store() {
+        return file(&format!("systems/{slug}.json"));
+    }
+    let i = STORE_BODIES
+        .binary_search_by(|(s, ..)| (*s).cmp(slug))
+        .ok()?;
+    let (_, pack, offset, len) = STORE_BODIES[i];
+    let start = offset as usize;
+    PACKS
+        .get()?
+        .get(pack as usize)?
+        .get(start..start + len as usize)
 }
 
 /// The system of a slug.

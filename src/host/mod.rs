@@ -65,6 +65,10 @@ impl Services for HostServices {
             .push((limiter, key.to_string()));
         self.shared
     }
+
+    async fn corpus_pack(&self, path: &str) -> Result<Vec<u8>, String> {
+        Err(format!("no corpus store on the host: {path}"))
+    }
 }
 
 /// Runs a future to completion on the current thread. The core's futures only wait on the

@@ -133,6 +133,22 @@ impl Services for WorkerServices {
             }
         }
     }
+
+    async fn corpus_pack(&self, path: &str) -> Result<Vec<u8>, String> {
+        // The ASSETS binding reaches the worker's static assets directly (any host name).
+        let assets = self
+            .env
+            .assets("ASSETS")
+            .map_err(|e| format!("ASSETS binding: {e}"))?;
+        let mut response = assets
+            .fetch(format!("https://assets.local/{path}"), None)
+            .await
+            .map_err(|e| format!("{path}: {e}"))?;
+        if response.status_code() != 200 {
+            return Err(format!("{path}: status {}", response.status_code()));
+        }
+        response.bytes().await.map_err(|e| format!("{path}: {e}"))
+    }
 }
 
 /// One outgoing POST: redirects are not followed (the 3xx is the answer), and the request is

@@ -5,7 +5,7 @@
 //! the evaluator ([`evaluate`]), reading postings ([`index`]) and the syntax of slugs and dates
 //! ([`syntax`]). The build (`build.rs`) and the `corpus-check` tool also use, behind the
 //! `build` feature, what only building needs: reading the directory ([`load`]), the rules
-//! ([`validate`], [`grounding`]), running the logic ([`check`]) and compiling ([`compile`]).
+//! ([`validate`], [`grounding`]), running the logic ([`check`]), compiling ([`compile`]) and placing the bodies ([`store`]).
 //! The worker never links those.
 
 pub mod diff;
@@ -25,5 +25,7 @@ pub mod grounding;
 pub mod load;
 #[cfg(feature = "build")]
 pub mod problem;
+#[cfg(feature = "build")]
+pub mod store;
 #[cfg(feature = "build")]
 pub mod validate;
