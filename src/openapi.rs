@@ -1114,6 +1114,9 @@ fn components() -> Value {
                 "covered": { "type": "array", "items": { "type": "object", "required": ["slug", "counts", "gaps"], "properties": {
                     "inputs_not_modelled": { "type": "array", "items": { "type": "string" }, "description": "Guideline inputs the system's decision units do not take yet." },
                     "codes": { "type": "object", "additionalProperties": { "type": "integer" }, "description": "How many external codes the system carries, per scheme." } } } },
+                "not_evaluable": { "type": "array", "description": "Systems with no decision units yet (the evaluator cannot be asked), with their gaps: why the content could not be sourced.", "items": { "type": "object", "required": ["slug", "name", "reasons"], "properties": {
+                    "slug": { "type": "string" }, "name": { "type": "string" },
+                    "reasons": { "type": "array", "items": { "type": "object", "required": ["topic", "reason"], "properties": { "topic": { "type": "string" }, "reason": { "type": "string" } } } } } } },
                 "not_covered": { "type": "array", "items": { "type": "object", "required": ["name", "reason"] } } } },
             "Error": { "type": "object", "required": ["error"], "properties": { "error": { "type": "string" } } },
             "DetailedError": {

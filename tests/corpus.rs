@@ -286,6 +286,22 @@ fn coverage_lists_covered_and_not_yet_covered() {
     let body = get("/api/v1/coverage").json();
     assert!(body["totals"]["systems"].as_u64().unwrap() >= 12);
     assert!(body["totals"]["counts"]["lines"].as_u64().unwrap() > 100);
+    // A system the evaluator cannot be asked is named with the reasons from its gaps; every
+    // other system has decision units.
+    let covered = body["covered"].as_array().unwrap();
+    let not_evaluable = body["not_evaluable"].as_array().unwrap();
+    for n in not_evaluable {
+        let slug = n["slug"].as_str().unwrap();
+        let entry = covered.iter().find(|c| c["slug"] == slug).unwrap();
+        assert_eq!(entry["counts"]["decision_units"], 0, "{slug}");
+        assert!(!n["reasons"].as_array().unwrap().is_empty(), "{slug}");
+    }
+    let evaluable = covered
+        .iter()
+        .filter(|c| c["counts"]["decision_units"].as_u64().unwrap() > 0)
+        .count();
+    assert_eq!(evaluable + not_evaluable.len(), covered.len());
+    assert!(not_evaluable.len() <= 1, "{not_evaluable:?}");
     let not = body["not_covered"].as_array().unwrap();
     assert!(not
         .iter()

@@ -354,6 +354,45 @@ fn the_real_corpus_is_valid() {
     assert!(sources.systems.len() >= 12);
 }
 
+/// corpus/README.md lists every published system, in registry order, and says truly which
+/// have decision units.
+#[test]
+fn the_corpus_readme_lists_every_published_system() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus");
+    let (sources, _) = load(&root);
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    let listed: Vec<(String, String)> = readme
+        .lines()
+        .filter_map(|l| l.strip_prefix("| `"))
+        .filter_map(|l| {
+            let cells: Vec<&str> = l.split(" | ").collect();
+            Some((
+                cells.first()?.trim_end_matches('`').to_string(),
+                cells.get(4)?.to_string(),
+            ))
+        })
+        .collect();
+    let slugs: Vec<&String> = listed.iter().map(|(s, _)| s).collect();
+    let published: Vec<&String> = sources.registry.iter().collect();
+    assert_eq!(
+        slugs, published,
+        "corpus/README.md's table follows slugs.txt"
+    );
+    for (slug, evaluable) in &listed {
+        let (_, system) = sources
+            .systems
+            .iter()
+            .find(|(_, s)| &s.slug == slug)
+            .unwrap();
+        let has_units = if system.decision_units.is_empty() {
+            "no"
+        } else {
+            "yes"
+        };
+        assert_eq!(evaluable, has_units, "{slug}");
+    }
+}
+
 #[test]
 fn example_inputs_are_checked_by_type_and_value() {
     let example = |inputs: Value, expect: Value| json!([{ "inputs": inputs, "expect": expect }]);

@@ -679,6 +679,19 @@ fn coverage(
             })
         })
         .collect();
+    // Systems the evaluator cannot be asked at all, with what their gaps say stands in the way.
+    let not_evaluable: Vec<_> = systems
+        .iter()
+        .filter(|s| s.decision_units.is_empty())
+        .map(|s| {
+            let reasons: Vec<_> = s
+                .gaps
+                .iter()
+                .map(|g| serde_json::json!({ "topic": g.topic, "reason": g.reason }))
+                .collect();
+            serde_json::json!({ "slug": s.slug, "name": s.short_name, "reasons": reasons })
+        })
+        .collect();
     let not_covered = sources
         .coverage
         .as_ref()
@@ -691,6 +704,7 @@ fn coverage(
         "by_family": by_family,
         "by_organ": by_organ,
         "covered": covered,
+        "not_evaluable": not_evaluable,
         "not_covered": not_covered,
     });
     serde_json::to_vec(&body).map_err(|e| e.to_string())

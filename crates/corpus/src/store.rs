@@ -12,10 +12,11 @@
 
 use std::fmt::Write;
 
-/// Bytes of prebuilt bodies above which they leave the bundle. At this size the bodies add
-/// about 1.4 MB gzipped to a bundle of about 1 MB of code and tables, which keeps the free
-/// plan's 3 MB in reach; the scale bench (`make bench-scale`) shows the curve behind it.
-pub const STORE_THRESHOLD: usize = 8 * 1024 * 1024;
+/// Bytes of prebuilt bodies above which they leave the bundle (about 180 systems of today's
+/// size). Measured with `make bench-scale`: with every body in the bundle, 200 systems (7.5 MB
+/// of bodies) made a 2.67 MB gzipped bundle and 500 systems 5.2 MB, so past this size a bundle
+/// build would leave the free plan's 3 MB.
+pub const STORE_THRESHOLD: usize = 6 * 1024 * 1024;
 
 /// Bytes a pack holds at most (a single body larger than this gets a pack of its own). Static
 /// assets may be up to 25 MiB each; a few packs of a few MB are read in parallel.
