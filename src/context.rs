@@ -1304,6 +1304,37 @@ mod tests {
         );
     }
 
+    /// A clause that only names a system and its category reports the finding that system
+    /// graded; a system the text says does not apply is ruled out, not offered.
+    #[test]
+    fn a_clause_naming_only_a_system_is_a_finding() {
+        let report = "IMPRESSION:\n1. Acute interstitial edematous pancreatitis without necrosis; MCTSI 4.\n2. LR-5.\n3. Screening examination; Fleischner guidelines not applicable.\n";
+        let mut query = q(report);
+        query.verified = false;
+        let json = to_json(&query);
+        let findings = json["findings"].as_array().unwrap();
+        let first_of = |text: &str| -> Option<String> {
+            findings
+                .iter()
+                .find(|f| f["text"] == text)
+                .unwrap_or_else(|| panic!("no finding {text}: {findings:?}"))["systems"][0]["slug"]
+                .as_str()
+                .map(String::from)
+        };
+        assert_eq!(first_of("MCTSI 4").as_deref(), Some("modified-ctsi-2004"));
+        assert_eq!(
+            first_of("LR-5").as_deref(),
+            Some("acr-li-rads-ct-mri-v2018")
+        );
+        assert!(
+            !findings
+                .iter()
+                .any(|f| f["systems"].to_string().contains("fleischner")),
+            "{findings:?}"
+        );
+        assert!(!json["systems"].to_string().contains("fleischner"));
+    }
+
     /// A long report's findings are grounded one by one, impression first: the incidental
     /// adrenal nodule has the adrenal papers, the lung nodule Fleischner, a hedged finding is
     /// possible; and each finding's first system is offered at the top level.

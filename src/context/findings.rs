@@ -4,7 +4,7 @@
 //! incidental, trauma, lymphoma...) applied to every one.
 //!
 //! A sentence is a finding when what it asserts (ruled-out words already blanked) names an
-//! organ or a measured noun ("nodule", "cyst", "laceration"); a line's label ("Spleen:") and the
+//! organ or a measured noun ("nodule", "cyst", "laceration"), or names a system ("MCTSI 4"); a line's label ("Spleen:") and the
 //! heading line above it ("KIDNEYS:") belong to its sentences. Impression findings come first,
 //! as the report's own summary of what matters; then the others in the report's order.
 
@@ -297,7 +297,11 @@ pub fn findings(
                 let asserts = sentence_words
                     .iter()
                     .any(|w| !knowledge.assertions.fillers.contains(&w.as_str()));
-                if !asserts || !reports_on(knowledge, &own) {
+                // A clause that only names a system and its category ("MCTSI 4", "LR-5",
+                // "Bosniak IIF") reports the finding that system graded.
+                let reports = reports_on(knowledge, &own)
+                    || (asserts && !super::naming::named_systems(&sentence).is_empty());
+                if !asserts || !reports {
                     // A sentence whose ruled-out words named an organ or a finding is a
                     // finding the text rules out ("Lungs: no nodules"); the line's label is
                     // part of its first sentence.
