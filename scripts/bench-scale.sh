@@ -81,7 +81,8 @@ for n in $SIZES; do
     detail_ms=$(curl -fsS -o /dev/null -w '%{time_total}' "$url/api/v1/systems/$slug" \
         | awk '{ printf "%.1f", $1 * 1000 }')
     bodies=$(curl -fsS "$url/api/v1/health" | python3 -c 'import json,sys; print(json.load(sys.stdin)["corpus"].get("bodies", "-"))')
-    store_bytes=$(du -sb "$dir/assets/corpus-store" 2>/dev/null | cut -f1)
+    store_bytes=0
+    [ ! -d "$dir/assets/corpus-store" ] || store_bytes=$(du -sb "$dir/assets/corpus-store" | cut -f1)
     # Every corpus route answers, at this size.
     python3 benches/scale_routes.py "$url" "$dir/corpus" >"$dir/routes.log" 2>&1 \
         && routes=ok || { routes=FAILED; tail -5 "$dir/routes.log" >&2; }
@@ -93,7 +94,7 @@ for n in $SIZES; do
     wasm_mem=$(curl -fsS "$url/api/v1/health" | python3 -c 'import json,sys; print(json.load(sys.stdin).get("memory", {}).get("wasm_bytes", "-"))')
     stop_workerd
     printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' "$n" \
-        "$bodies" "${store_bytes:-0}" "$raw" "$gz" "$build_s" "$ready_ms" "$first_ms" "$detail_ms" \
+        "$bodies" "$store_bytes" "$raw" "$gz" "$build_s" "$ready_ms" "$first_ms" "$detail_ms" \
         "$((rss / 1024))" "$wasm_mem" "$P50" "$P99" "$RPS" "$routes"
     [ "$routes" = ok ] || die "a corpus route failed at $n systems (see $dir/routes.log)"
     LAST="$n $gz $P50"
