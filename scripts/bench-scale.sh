@@ -77,7 +77,7 @@ for n in $SIZES; do
     [ -n "$first_ms" ] || { cat "$dir/scale.log" >&2; die "workerd did not answer at $n systems"; }
 
     # The isolate's first request that needs a system body (it reads the store, if any).
-    slug=$(grep -v '^#' "$dir/corpus/slugs.txt" | head -1)
+    slug=$(awk '!/^#/ { print; exit }' "$dir/corpus/slugs.txt")
     detail_ms=$(curl -fsS -o /dev/null -w '%{time_total}' "$url/api/v1/systems/$slug" \
         | awk '{ printf "%.1f", $1 * 1000 }')
     bodies=$(curl -fsS "$url/api/v1/health" | python3 -c 'import json,sys; print(json.load(sys.stdin)["corpus"].get("bodies", "-"))')
