@@ -15,30 +15,25 @@ free_port() {
 # repository (default ../..); CONFIG_ASSETS is the static assets directory, absolute (default
 # build/assets), which a disk service serves to radref's ASSETS binding.
 config() {
-    local out="$1" rp="$2" mp="$3" fp="${4:-0}" xp="${5:-0}" rs="" rk="" ms="" mk="" fs="" fk=""
-    local xs="" xk=""
-    local build="${CONFIG_BUILD:-..}" root="${CONFIG_ROOT:-../..}"
-    if [ "$rp" != 0 ]; then
-        rs="(name = \"radref\", worker = .radref), (name = \"radref-assets\", disk = (path = \"${CONFIG_ASSETS:-$ROOT/build/assets}\")),"
-        rk="(name = \"radref-http\", address = \"127.0.0.1:$rp\", http = (), service = \"radref\"),"
-    fi
-    if [ "$mp" != 0 ]; then
-        ms='(name = "minisearch", worker = .minisearch),'
-        mk="(name = \"minisearch-http\", address = \"127.0.0.1:$mp\", http = (), service = \"minisearch\"),"
-    fi
-    if [ "$fp" != 0 ]; then
-        fs='(name = "floor", worker = .floor),'
-        fk="(name = \"floor-http\", address = \"127.0.0.1:$fp\", http = (), service = \"floor\"),"
-    fi
-    if [ "$xp" != 0 ]; then
-        xs='(name = "flexsearch", worker = .flexsearch),'
-        xk="(name = \"flexsearch-http\", address = \"127.0.0.1:$xp\", http = (), service = \"flexsearch\"),"
-    fi
-    sed -e "s|@RADREF_SERVICE@|$rs|" -e "s|@FLEX_SERVICE@|$xs|" -e "s|@FLEX_SOCKET@|$xk|" \
-        -e "s|@FLEX@|$root/benches/flexsearch|g" -e "s|@MINI_SERVICE@|$ms|" -e "s|@FLOOR_SERVICE@|$fs|" \
-        -e "s|@RADREF_SOCKET@|$rk|" -e "s|@MINI_SOCKET@|$mk|" -e "s|@FLOOR_SOCKET@|$fk|" \
+    local out="$1" build="${CONFIG_BUILD:-..}" root="${CONFIG_ROOT:-../..}"
+    # Each service with its socket, or nothing when its port is 0.
+    served() {
+        local name="$1" port="$2" extra="${3:-}"
+        [ "$port" != 0 ] || { echo "|"; return; }
+        echo "(name = \"$name\", worker = .$name),$extra|(name = \"$name-http\", address = \"127.0.0.1:$port\", http = (), service = \"$name\"),"
+    }
+    local r m f x
+    r=$(served radref "$2" " (name = \"radref-assets\", disk = (path = \"${CONFIG_ASSETS:-$ROOT/build/assets}\")),")
+    m=$(served minisearch "$3")
+    f=$(served floor "${4:-0}")
+    x=$(served flexsearch "${5:-0}")
+    sed -e "s|@RADREF_SERVICE@|${r%%|*}|" -e "s|@RADREF_SOCKET@|${r#*|}|" \
+        -e "s|@MINI_SERVICE@|${m%%|*}|" -e "s|@MINI_SOCKET@|${m#*|}|" \
+        -e "s|@FLOOR_SERVICE@|${f%%|*}|" -e "s|@FLOOR_SOCKET@|${f#*|}|" \
+        -e "s|@FLEX_SERVICE@|${x%%|*}|" -e "s|@FLEX_SOCKET@|${x#*|}|" \
         -e "s|@BUILD@|$build|g" -e "s|@ROOT@|$root|g" -e "s|@MINI@|$root/benches/minisearch|g" \
-        -e "s|@COMPAT_DATE@|$COMPAT_DATE|g" benches/workerd/bench.capnp.in > "$out"
+        -e "s|@FLEX@|$root/benches/flexsearch|g" -e "s|@COMPAT_DATE@|$COMPAT_DATE|g" \
+        benches/workerd/bench.capnp.in > "$out"
 }
 
 WORKERD_PID=""
