@@ -48,14 +48,12 @@ fn try_main() -> Result<(), String> {
             list.join("\n")
         ));
     }
-    let compiled = corpus::compile::compile(&sources)?;
+    let mut compiled = corpus::compile::compile(&sources)?;
     // The system bodies stay in the bundle or go to the static-asset store (corpus::store).
     println!("cargo:rerun-if-env-changed=RADREF_BODY_STORE");
     println!("cargo:rerun-if-env-changed=RADREF_STORE_DIR");
-    let (bodies, files): (Vec<_>, Vec<_>) = compiled
-        .files
-        .iter()
-        .cloned()
+    let (bodies, mut files): (Vec<_>, Vec<_>) = std::mem::take(&mut compiled.files)
+        .into_iter()
         .partition(|(name, _)| name.starts_with("systems/"));
     let body_bytes = bodies.iter().map(|(_, b)| b.len()).sum();
     let placement = Placement::choose(env::var("RADREF_BODY_STORE").ok().as_deref(), body_bytes)?;
@@ -64,7 +62,10 @@ fn try_main() -> Result<(), String> {
         _ => root.join("build/assets").join(corpus::store::STORE_PREFIX),
     };
     let (bundled, store_tables) = match placement {
-        Placement::Bundle => (compiled.files.clone(), corpus::store::bundle_tables()),
+        Placement::Bundle => {
+            files.extend(bodies);
+            (files, corpus::store::bundle_tables())
+        }
         Placement::Store => {
             let bodies = bodies
                 .into_iter()
