@@ -210,9 +210,12 @@ fn candidates(map: &Map<&'static [u8]>, term: &str, expand: Expand) -> Vec<Candi
     } else {
         fuzziness(term)
     };
-    if distance > 0 {
+    // The nearest terms first: a word one edit from index terms is taken to mean them, and only
+    // a word with none is walked again at two edits (each edit allowed widens the walk of the
+    // index several times over).
+    for allowed in 1..=distance {
         let mut n = 0;
-        Fuzzy::new(term.as_bytes(), distance as u8).walk(map.as_fst(), |key, id| {
+        Fuzzy::new(term.as_bytes(), allowed as u8).walk(map.as_fst(), |key, id| {
             let key = String::from_utf8_lossy(key).into_owned();
             if key != term && !out.iter().any(|c| c.term == key) {
                 let d = edit_distance(term, &key);
@@ -226,6 +229,9 @@ fn candidates(map: &Map<&'static [u8]>, term: &str, expand: Expand) -> Vec<Candi
             }
             n < MAX_EXPANSIONS
         });
+        if out.iter().any(|c| c.kind == MatchKind::Fuzzy) {
+            break;
+        }
     }
     out
 }
@@ -763,6 +769,29 @@ mod tests {
             .first()
             .map(|h| h.slug)
             .unwrap_or_else(|| panic!("no hit for {query}"))
+    }
+
+    /// A typo one edit from index terms means those terms: the walk at two edits (several
+    /// times the work) is taken only for a word with no term one edit away.
+    #[test]
+    fn the_nearest_typo_tier_is_walked_first() {
+        let fuzzy = |word: &str| -> Vec<(String, u32)> {
+            let expand = Expand {
+                prefix: false,
+                fuzzy: true,
+            };
+            candidates(&index(), word, expand)
+                .into_iter()
+                .filter(|c| c.kind == MatchKind::Fuzzy)
+                .map(|c| (c.term, c.distance))
+                .collect()
+        };
+        // One edit from "bosniak" (two from "bosniak1" ... "bosniaki", which it does not mean).
+        assert_eq!(fuzzy("bosniack"), [("bosniak".to_string(), 1)]);
+        assert_eq!(fuzzy("calcificaton"), [("calcification".to_string(), 1)]);
+        // Two letters dropped: no term one edit away, so the walk at two edits finds it.
+        assert!(fuzzy("flschner").contains(&("fleischner".to_string(), 2)));
+        assert_eq!(first_slug("flschner"), "fleischner-2017");
     }
 
     #[test]
