@@ -1,6 +1,6 @@
 //! The spine every route shares: health, 404, 405, CORS and security headers.
 
-use crate::support::{get, send};
+use crate::support::{get, published_slugs, send};
 
 #[test]
 fn health_answers_with_version_and_corpus_hash() {
@@ -233,12 +233,7 @@ fn the_corpus_store_serves_every_body_and_is_not_public() {
         "make test runs the store placement (RADREF_BODY_STORE=assets)"
     );
     let hash = health["corpus"]["hash"].as_str().unwrap().to_string();
-    let registry = include_str!("../corpus/slugs.txt");
-    for slug in registry
-        .lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty() && !l.starts_with('#'))
-    {
+    for slug in published_slugs() {
         let reply = get(&format!("/api/v1/systems/{slug}"));
         assert_eq!(reply.status, 200, "{slug}: {}", reply.body);
         let detail = reply.json();

@@ -10,6 +10,15 @@ pub fn base_url() -> String {
         .to_string()
 }
 
+/// The published slugs of `corpus/slugs.txt`, in registry order.
+pub fn published_slugs() -> Vec<&'static str> {
+    include_str!("../corpus/slugs.txt")
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .collect()
+}
+
 /// An HTTP agent that never follows redirects and reports every status as a response.
 pub fn agent() -> ureq::Agent {
     ureq::AgentBuilder::new()
