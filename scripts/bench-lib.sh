@@ -59,6 +59,25 @@ wait_health() {
     cat "$OUT"/*.log >&2
     die "workerd did not answer on $1"
 }
+# A cold start: starts workerd on $OUT/<name>.capnp and waits for the first answer of its
+# health route on URL; sets READY_MS (process spawned to first answer) and FIRST_MS (that first
+# request's latency), or prints the log and stops when it never answers.
+cold_start() {
+    local name="$1" url="$2" t0 t
+    t0=$(date +%s%N)
+    start_workerd "$name"
+    FIRST_MS=""
+    for _ in $(seq 1 6000); do
+        if t=$(curl -fsS -m 5 -o /dev/null -w '%{time_total}' "$url/api/v1/health" 2>/dev/null); then
+            FIRST_MS=$(awk -v t="$t" 'BEGIN { printf "%.1f", t * 1000 }')
+            break
+        fi
+        kill -0 "$WORKERD_PID" 2>/dev/null || break
+        sleep 0.005
+    done
+    READY_MS=$(( ($(date +%s%N) - t0) / 1000000 ))
+    [ -n "$FIRST_MS" ] || { cat "$OUT/$name.log" >&2; die "$name did not answer on $url"; }
+}
 # One wrk run: load CONNS URL [LUA_SCRIPT ARGS...]; sets RPS, P50, P99 (microseconds),
 # REQUESTS and ERRORS.
 load() {

@@ -62,19 +62,7 @@ for n in $SIZES; do
     port=$(free_port)
     CONFIG_BUILD=out CONFIG_ROOT=../../.. CONFIG_ASSETS="$dir/assets" config "$dir/scale.capnp" "$port" 0
     url="http://127.0.0.1:$port"
-    t0=$(date +%s%N)
-    start_workerd scale
-    first_ms=""
-    for _ in $(seq 1 6000); do
-        if t=$(curl -fsS -m 5 -o /dev/null -w '%{time_total}' "$url/api/v1/health" 2>/dev/null); then
-            first_ms=$(awk -v t="$t" 'BEGIN { printf "%.1f", t * 1000 }')
-            break
-        fi
-        kill -0 "$WORKERD_PID" 2>/dev/null || break
-        sleep 0.005
-    done
-    ready_ms=$(( ($(date +%s%N) - t0) / 1000000 ))
-    [ -n "$first_ms" ] || { cat "$dir/scale.log" >&2; die "workerd did not answer at $n systems"; }
+    cold_start scale "$url"
 
     # The isolate's first request that needs a system body (it reads the store, if any).
     slug=$(awk '!/^#/ { print; exit }' "$dir/corpus/slugs.txt")
@@ -94,7 +82,7 @@ for n in $SIZES; do
     wasm_mem=$(curl -fsS "$url/api/v1/health" | python3 -c 'import json,sys; print(json.load(sys.stdin).get("memory", {}).get("wasm_bytes", "-"))')
     stop_workerd
     printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' "$n" \
-        "$bodies" "$store_bytes" "$raw" "$gz" "$build_s" "$ready_ms" "$first_ms" "$detail_ms" \
+        "$bodies" "$store_bytes" "$raw" "$gz" "$build_s" "$READY_MS" "$FIRST_MS" "$detail_ms" \
         "$((rss / 1024))" "$wasm_mem" "$P50" "$P99" "$RPS" "$routes"
     [ "$routes" = ok ] || die "a corpus route failed at $n systems (see $dir/routes.log)"
     LAST="$n $gz $P50"

@@ -274,20 +274,9 @@ phase "bench: cold start and memory, each service alone in its own workerd proce
 # that first request, then $MEMORY_REQUESTS mixed requests (search mix, every detail, health)
 # and the process's resident memory and radref's wasm memory before and after.
 mem_row() {
-    local name="$1" rp="$2" mp="$3" url="$4" mix="$5" xp="${6:-0}" start first_ms ready_ms rss0 rss1 wasm0 wasm1 done=0
+    local name="$1" rp="$2" mp="$3" url="$4" mix="$5" xp="${6:-0}" rss0 rss1 wasm0 wasm1 done=0
     config "$OUT/$name.capnp" "$rp" "$mp" 0 "$xp"
-    start=$(date +%s%N)
-    start_workerd "$name"
-    first_ms=""
-    for _ in $(seq 1 3000); do
-        if t=$(curl -fsS -m 5 -o /dev/null -w '%{time_total}' "$url/api/v1/health" 2>/dev/null); then
-            first_ms=$(awk -v t="$t" 'BEGIN { printf "%.1f", t * 1000 }')
-            break
-        fi
-        sleep 0.005
-    done
-    ready_ms=$(( ($(date +%s%N) - start) / 1000000 ))
-    [ -n "$first_ms" ] || die "$name did not answer"
+    cold_start "$name" "$url"
     wrk -t1 -c8 -d2s -s benches/mix.lua "$url" -- "$mix" "" >/dev/null
     rss0=$(awk '/VmRSS/ {print $2}' "/proc/$WORKERD_PID/status")
     wasm0=$(curl -fsS "$url/api/v1/health" | python3 -c 'import json,sys; print(json.load(sys.stdin).get("memory", {}).get("wasm_bytes", "-"))')
@@ -298,7 +287,7 @@ mem_row() {
     rss1=$(awk '/VmRSS/ {print $2}' "/proc/$WORKERD_PID/status")
     wasm1=$(curl -fsS "$url/api/v1/health" | python3 -c 'import json,sys; print(json.load(sys.stdin).get("memory", {}).get("wasm_bytes", "-"))')
     stop_workerd
-    printf '| %s | %s | %s | %s | %s | %s | %s | %s |\n' "$name" "$ready_ms" "$first_ms" "$done" \
+    printf '| %s | %s | %s | %s | %s | %s | %s | %s |\n' "$name" "$READY_MS" "$FIRST_MS" "$done" \
         "$((rss0 / 1024))" "$((rss1 / 1024))" "$wasm0" "$wasm1"
 }
 printf '\n| service | start to first answer ms | first request ms | requests | RSS after warm-up MiB | RSS after MiB | wasm bytes after warm-up | wasm bytes after |\n'
