@@ -23,14 +23,14 @@ pub mod setting;
 pub use answer::Grounding;
 pub use render::markdown;
 
-use crate::corpus::compiled::{self, SystemEntry, DOCS, SYSTEMS};
+use crate::corpus::compiled::{self, DocKind, SystemEntry, DOCS, SYSTEMS};
 use crate::corpus::source::Status;
 use crate::corpus::text;
 use crate::feature::FeatureError;
 use crate::knowledge::{Knowledge, Lexicon};
 use crate::search;
 use serde::Deserialize;
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{HashMap, HashSet};
 
 /// Longest accepted finding or report text, in characters (POST body, MCP argument).
 pub const MAX_TEXT_CHARS: usize = 20_000;
@@ -487,7 +487,7 @@ pub fn rank_with_withheld(
     // single finding is ranked as a whole, as a one-line finding always was.
     let (selected, withheld) = if grounded.len() >= 2 || headed {
         // The systems asked for, scored on what was read, without a search.
-        let (asked, _) = score_hits(knowledge, query, &finding, &[]);
+        let (asked, _) = score_hits(knowledge, query, &finding, &search::Ranking::default());
         let mut merged: Vec<Selected> = asked.into_iter().filter(|s| s.forced).collect();
         // A system the report names is first in the findings that name it, not before the
         // first finding of the report.
@@ -548,9 +548,9 @@ pub(crate) fn score(
 ) -> (Vec<Selected>, Vec<Withheld>) {
     let ranking = knowledge.ranking;
     let hits = if finding.read.trim().is_empty() {
-        Vec::new()
+        search::Ranking::default()
     } else {
-        search::search(&finding.read, ranking.search_hits)
+        search::rank(&finding.read, ranking.search_hits, true)
     };
     score_hits(knowledge, query, finding, &hits)
 }
@@ -562,20 +562,28 @@ struct Explained {
     because: Vec<(&'static str, &'static crate::knowledge::Effect)>,
 }
 
-/// A system's score for what was read of a text: the search relevance (`base`: its best
-/// document, its outcomes' share, the terms matched), weighed by the organs, modalities and
-/// cues; `explain` collects why, for the systems an answer keeps.
+/// A system's search relevance for what was read of a text: its best document's score and its
+/// outcomes' share.
+#[derive(Clone, Copy, Default)]
+struct Base {
+    best: f64,
+    outcomes: f64,
+}
+
+/// A system's score for what was read of a text: the search relevance (`base`), weighed by
+/// the organs, modalities and the cues that fired (`fired`, the finding's cues as the
+/// knowledge holds them); `explain` collects why, for the systems an answer keeps.
 fn weigh(
     knowledge: &Knowledge,
     finding: &Finding,
+    fired: &[&'static crate::knowledge::Cue],
     index: usize,
-    base: &BTreeMap<usize, (f64, f64, Vec<String>)>,
+    base: Base,
     mut explain: Option<&mut Explained>,
 ) -> f64 {
     let ranking = knowledge.ranking;
     let system = &SYSTEMS[index];
-    let (best, outcomes) = base.get(&index).map_or((0.0, 0.0), |b| (b.0, b.1));
-    let mut score = best + outcomes.min(best.max(ranking.outcome_floor));
+    let mut score = base.best + base.outcomes.min(base.best.max(ranking.outcome_floor));
     // What the finding states that the system is about, named in the reasons.
     let shared = |stated: &[&str], of: &[&str]| -> Vec<String> {
         stated
@@ -613,11 +621,7 @@ fn weigh(
                 .push("superseded: a later version is in the corpus".into());
         }
     }
-    for cue in knowledge
-        .cues
-        .iter()
-        .filter(|c| finding.cues.contains(&c.name))
-    {
+    for cue in fired {
         for effect in cue.effects {
             if effect.systems.contains(&(index as u16)) {
                 score *= effect.factor;
@@ -633,38 +637,30 @@ fn weigh(
     score
 }
 
-/// [`score`] for the hits of a search already made.
+/// [`score`] for the ranking of a search already made.
 pub(crate) fn score_hits(
     knowledge: &Knowledge,
     query: &ContextQuery,
     finding: &Finding,
-    hits: &[search::Hit],
+    hits: &search::Ranking,
 ) -> (Vec<Selected>, Vec<Withheld>) {
     let ranking = knowledge.ranking;
     // Search relevance per system: its best document, plus a share of its matched outcomes.
-    let mut base: BTreeMap<usize, (f64, f64, Vec<String>)> = BTreeMap::new();
-    let mut codes: BTreeMap<&str, Vec<&'static str>> = BTreeMap::new();
-    // The matched terms already listed per system. A long finding matches hundreds of terms,
-    // each hit gives its reasons again, and looking each one up in the list walked the list.
-    let mut listed: HashSet<(usize, &str)> = HashSet::new();
-    for (rank, hit) in hits.iter().enumerate() {
-        if let (Some(code), true) = (hit.code, rank < ranking.code_hits) {
-            codes.entry(hit.slug).or_default().push(code);
-        }
-        // The hit's document knows its system's index.
-        let index = usize::from(DOCS[hit.doc].system);
-        let entry = base.entry(index).or_default();
-        if hit.kind == "system" {
-            entry.0 = entry.0.max(hit.score);
+    let mut base: Vec<Base> = vec![Base::default(); SYSTEMS.len()];
+    for &(score, doc) in &hits.docs {
+        let entry = &mut base[usize::from(DOCS[doc].system)];
+        if DOCS[doc].kind == DocKind::System {
+            entry.best = entry.best.max(score);
         } else {
-            entry.1 += hit.score * ranking.outcome_share;
-        }
-        for reason in &hit.why {
-            if listed.insert((index, reason.matched.as_str())) {
-                entry.2.push(reason.matched.clone());
-            }
+            entry.outcomes += score * ranking.outcome_share;
         }
     }
+    // The cues that fired, in the knowledge's order, looked up once for every system.
+    let fired: Vec<&'static crate::knowledge::Cue> = knowledge
+        .cues
+        .iter()
+        .filter(|c| finding.cues.contains(&c.name))
+        .collect();
     // Every system is scored; only the ones kept are explained (their reasons are strings,
     // and a report scores every system once per finding).
     struct Scored {
@@ -685,7 +681,7 @@ pub(crate) fn score_hits(
                 }
             }
         }
-        let score = weigh(knowledge, finding, index, &base, None);
+        let score = weigh(knowledge, finding, &fired, index, base[index], None);
         let named = finding
             .named
             .iter()
@@ -724,7 +720,14 @@ pub(crate) fn score_hits(
         .map(|s| {
             let system = &SYSTEMS[s.index];
             let mut why = Explained::default();
-            weigh(knowledge, finding, s.index, &base, Some(&mut why));
+            weigh(
+                knowledge,
+                finding,
+                &fired,
+                s.index,
+                base[s.index],
+                Some(&mut why),
+            );
             if let Some(name) = s.named {
                 why.reasons
                     .insert(0, format!("named in the finding: {name}"));
@@ -732,12 +735,32 @@ pub(crate) fn score_hits(
             if s.forced {
                 why.reasons.insert(0, "requested in systems".to_string());
             }
+            // The terms its documents matched, in the hits' order, and the outcome codes among
+            // the best hits.
+            let mine = hits
+                .docs
+                .iter()
+                .enumerate()
+                .filter(|(_, (_, doc))| usize::from(DOCS[*doc].system) == s.index);
+            let mut matched_terms: Vec<String> = Vec::new();
+            let mut matched_codes: Vec<&'static str> = Vec::new();
+            let mut listed: HashSet<&str> = HashSet::new();
+            for (rank, &(_, doc)) in mine {
+                if rank < ranking.code_hits && DOCS[doc].kind == DocKind::Outcome {
+                    matched_codes.push(DOCS[doc].code);
+                }
+                for term in hits.matched(rank) {
+                    if listed.insert(term) {
+                        matched_terms.push(term.to_string());
+                    }
+                }
+            }
             Selected {
                 system,
                 index: s.index,
                 score: s.score,
-                matched_terms: base.get(&s.index).map(|b| b.2.clone()).unwrap_or_default(),
-                matched_codes: codes.get(system.slug).cloned().unwrap_or_default(),
+                matched_terms,
+                matched_codes,
                 reasons: why.reasons,
                 forced: s.forced,
                 named: s.named.is_some(),

@@ -22,6 +22,9 @@ use fst::{Automaton, IntoStreamer, Map, Streamer};
 use serde::Serialize;
 use std::collections::{HashMap, HashSet};
 
+/// The hasher of a query's word tables: its words are short and hashed many times.
+type FastHash = std::hash::BuildHasherDefault<ahash::AHasher>;
+
 /// The most hits a search returns.
 pub const MAX_LIMIT: usize = 50;
 /// Hits returned when no limit is given.
@@ -238,8 +241,11 @@ fn candidates(map: &Map<&'static [u8]>, term: &str, expand: Expand) -> Vec<Candi
 
 /// The words of a query that may be typos: unknown to the index, long enough to fuzz, not
 /// numbers; the first [`MAX_FUZZY_WORDS`] of them in the order they were written.
-fn typo_candidates<'a>(map: &Map<&'static [u8]>, words: &'a [String]) -> HashSet<&'a str> {
-    let mut out = HashSet::new();
+fn typo_candidates<'a>(
+    map: &Map<&'static [u8]>,
+    words: &'a [String],
+) -> HashSet<&'a str, FastHash> {
+    let mut out = HashSet::default();
     for word in words {
         if out.len() == MAX_FUZZY_WORDS {
             break;
@@ -260,14 +266,15 @@ fn typo_candidates<'a>(map: &Map<&'static [u8]>, words: &'a [String]) -> HashSet
 /// text quadratic in its length.
 struct QueryWords<'a> {
     /// Each distinct word: its slot, and whether it occurs more than once.
-    slots: HashMap<&'a str, (usize, bool)>,
+    slots: HashMap<&'a str, (usize, bool), FastHash>,
     /// The longest word, in bytes.
     longest: usize,
 }
 
 impl<'a> QueryWords<'a> {
     fn new(words: &'a [String]) -> QueryWords<'a> {
-        let mut slots: HashMap<&str, (usize, bool)> = HashMap::with_capacity(words.len());
+        let mut slots: HashMap<&str, (usize, bool), FastHash> =
+            HashMap::with_capacity_and_hasher(words.len(), FastHash::default());
         for w in words {
             let next = slots.len();
             slots
@@ -311,184 +318,312 @@ impl<'a> QueryWords<'a> {
 /// term were most of a search's allocations.
 #[derive(Clone, Copy)]
 struct RawReason {
-    doc: u32,
     term: u32,
     candidate: u32,
     field: &'static str,
+    /// The document's previous reason (its reasons are a list, latest first), or `u32::MAX`.
+    previous: u32,
 }
 
-/// The distinct words of the query each document has accounted for so far: one bit per word
-/// and document in one block allocated per query, and a count per document.
-struct Accounted {
-    /// Cells of 64 bits per document.
+/// The documents one search has reached: each one's score so far and the distinct query words
+/// its terms account for (one bit per word), stored compactly in the order they were reached.
+/// Its per-document table is kept from search to search and reset through the documents
+/// reached, so a search costs what its terms reach, not the corpus's size: grounding a report
+/// searches once per finding, and clearing tables the size of the corpus for each was a large
+/// part of each search.
+struct Reached {
+    /// Per document: its place among the reached, or `u32::MAX`.
+    place: Vec<u32>,
+    /// Per document: the current term's best match (score, candidate, field), reset per term.
+    best: Vec<Option<(f64, u32, &'static str)>>,
+    docs: Vec<usize>,
+    scores: Vec<f64>,
+    count: Vec<usize>,
+    /// Each reached document's latest reason, or `u32::MAX`.
+    latest: Vec<u32>,
+    /// Cells of 64 bits per reached document.
     cells: usize,
     seen: Vec<u64>,
-    count: Vec<usize>,
 }
 
-impl Accounted {
-    fn new(docs: usize, words: usize) -> Accounted {
-        let cells = words.div_ceil(64);
-        Accounted {
-            cells,
-            seen: vec![0; docs * cells],
-            count: vec![0; docs],
+impl Reached {
+    fn new() -> Reached {
+        Reached {
+            place: vec![u32::MAX; DOCS.len()],
+            best: vec![None; DOCS.len()],
+            docs: Vec::new(),
+            scores: Vec::new(),
+            count: Vec::new(),
+            latest: Vec::new(),
+            cells: 0,
+            seen: Vec::new(),
         }
     }
 
-    fn add(&mut self, doc: usize, slots: &[usize]) {
-        let seen = &mut self.seen[doc * self.cells..(doc + 1) * self.cells];
+    /// Ready for a query of `words` distinct words.
+    fn start(&mut self, words: usize) {
+        for &doc in &self.docs {
+            self.place[doc] = u32::MAX;
+        }
+        self.docs.clear();
+        self.scores.clear();
+        self.count.clear();
+        self.latest.clear();
+        self.seen.clear();
+        self.cells = words.div_ceil(64);
+    }
+
+    /// Adds a term's score to `doc`, and the word slots it accounts for; its place among the
+    /// reached.
+    fn add(&mut self, doc: usize, score: f64, slots: &[usize]) -> usize {
+        let mut at = self.place[doc] as usize;
+        if at == u32::MAX as usize {
+            at = self.docs.len();
+            self.place[doc] = at as u32;
+            self.docs.push(doc);
+            self.scores.push(0.0);
+            self.count.push(0);
+            self.latest.push(u32::MAX);
+            self.seen.resize(self.seen.len() + self.cells, 0);
+        }
+        self.scores[at] += score;
+        let seen = &mut self.seen[at * self.cells..(at + 1) * self.cells];
         for &slot in slots {
             let (cell, bit) = (slot / 64, 1u64 << (slot % 64));
             if seen[cell] & bit == 0 {
                 seen[cell] |= bit;
-                self.count[doc] += 1;
+                self.count[at] += 1;
             }
         }
+        at
     }
+}
+
+/// Bits of a ranking key that hold the document (a posting numbers its document in 16 bits).
+const DOC_BITS: u32 = 16;
+const DOC_MASK: u64 = (1 << DOC_BITS) - 1;
+/// One more than the highest score a ranking key holds, in thousandths (a score is a sum of a
+/// few field weights per query term; this is far above any).
+const SCORE_KEYS: u64 = 1 << 46;
+
+thread_local! {
+    static REACHED: std::cell::RefCell<Option<Reached>> = const { std::cell::RefCell::new(None) };
 }
 
 /// Searches the corpus. `query` is free text; at most `limit` hits are returned, best first.
 pub fn search(query: &str, limit: usize) -> Vec<Hit> {
-    search_with(query, limit, true)
+    rank(query, limit, true).hits()
 }
 
-/// [`search`] without the walks for typos: unknown words match nothing. For the many short
-/// texts of one request (a report's findings, after the whole report was searched with them),
-/// so the request's typo walks stay those of one search.
-pub fn search_exact(query: &str, limit: usize) -> Vec<Hit> {
-    search_with(query, limit, false)
+/// The documents a query reaches, scored and ranked, with what each matched kept as numbers
+/// until it is asked for: a search answer spells out the reasons of its ten hits, while
+/// grounding weighs a hundred hits per finding of a report and reads only the matched terms of
+/// the few systems it keeps.
+#[derive(Default)]
+pub struct Ranking {
+    terms: Vec<String>,
+    candidates: Vec<Candidate>,
+    /// Every (document, term) match of the ranked documents, in rank order, each document's in
+    /// term order: those of the document at rank `r` are `reasons[spans[r].0..spans[r].1]`.
+    reasons: Vec<RawReason>,
+    spans: Vec<(u32, u32)>,
+    /// `(score, document)`, best first.
+    pub docs: Vec<(f64, usize)>,
 }
 
-fn search_with(query: &str, limit: usize, typos: bool) -> Vec<Hit> {
+impl Ranking {
+    fn reasons_of(&self, rank: usize) -> &[RawReason] {
+        let (from, to) = self.spans[rank];
+        &self.reasons[from as usize..to as usize]
+    }
+
+    /// The index terms the document at `rank` matched, in the query's term order.
+    pub fn matched(&self, rank: usize) -> impl Iterator<Item = &str> {
+        self.reasons_of(rank)
+            .iter()
+            .map(|r| self.candidates[r.candidate as usize].term.as_str())
+    }
+
+    /// The ranked documents as hits, each with its reasons spelled out.
+    pub fn hits(&self) -> Vec<Hit> {
+        self.docs
+            .iter()
+            .enumerate()
+            .map(|(rank, &(score, doc))| {
+                let d = &DOCS[doc];
+                let s = &SYSTEMS[d.system as usize];
+                let why = self
+                    .reasons_of(rank)
+                    .iter()
+                    .map(|r| {
+                        let c = &self.candidates[r.candidate as usize];
+                        Reason {
+                            term: self.terms[r.term as usize].clone(),
+                            matched: c.term.clone(),
+                            kind: c.kind,
+                            distance: (c.kind == MatchKind::Fuzzy).then_some(c.distance),
+                            field: r.field,
+                        }
+                    })
+                    .collect();
+                Hit {
+                    kind: match d.kind {
+                        DocKind::System => "system",
+                        DocKind::Outcome => "outcome",
+                    },
+                    slug: s.slug,
+                    system: s.short_name,
+                    code: (d.kind == DocKind::Outcome).then_some(d.code),
+                    label: d.label,
+                    score,
+                    why,
+                    doc,
+                }
+            })
+            .collect()
+    }
+}
+
+/// Ranks the documents for `query`, at most `limit`. With `typos`, unknown words are walked as
+/// possible typos; without, they match nothing (the many short texts of one request, such as a
+/// report's findings after the whole report was searched with them, so the request's typo
+/// walks stay those of one search).
+pub fn rank(query: &str, limit: usize, typos: bool) -> Ranking {
     let words = text::words(query);
     if words.is_empty() {
-        return Vec::new();
+        return Ranking::default();
     }
-    let terms = text::identity_terms(query);
-    let last_word = words.last().map(String::as_str);
+    let terms = text::identity_terms_of(&words);
     let query_words = QueryWords::new(&words);
     let distinct = query_words.slots.len();
     let map = index();
-    // Per document: its score so far (`None` until a term reaches it) and the words it
-    // accounts for. Documents are few and numbered, so they index vectors; hashing them cost
-    // more than the rest of a term's work.
-    let mut scores: Vec<Option<f64>> = vec![None; DOCS.len()];
-    let mut accounted = Accounted::new(DOCS.len(), distinct);
-    // Every (document, term) match, in term order, and every candidate of every term.
-    let mut reasons: Vec<RawReason> = Vec::new();
-    let mut candidates_seen: Vec<Candidate> = Vec::new();
-    // The best match of the current term per document (score, candidate, field) and the
-    // documents it reached, kept from term to term.
-    let mut best: Vec<Option<(f64, usize, &'static str)>> = vec![None; DOCS.len()];
-    let mut reached: Vec<usize> = Vec::new();
     let typos = if typos {
         typo_candidates(&map, &words)
     } else {
-        HashSet::new()
+        HashSet::default()
     };
+    REACHED.with(|cell| {
+        let mut cell = cell.borrow_mut();
+        let reached = cell.get_or_insert_with(Reached::new);
+        reached.start(distinct);
+        rank_in(reached, &map, &words, terms, &query_words, &typos, limit)
+    })
+}
+
+/// [`rank`] with its per-document tables (`reached`, ready for the query).
+fn rank_in(
+    reached: &mut Reached,
+    map: &Map<&'static [u8]>,
+    words: &[String],
+    terms: Vec<String>,
+    query_words: &QueryWords,
+    typos: &HashSet<&str, FastHash>,
+    limit: usize,
+) -> Ranking {
+    let last_word = words.last().map(String::as_str);
+    let distinct = query_words.slots.len();
+    // Every (document, term) match, in term order, and every candidate of every term.
+    let mut reasons: Vec<RawReason> = Vec::new();
+    let mut candidates_seen: Vec<Candidate> = Vec::new();
+    // The documents the current term reached, kept from term to term.
+    let mut touched: Vec<usize> = Vec::new();
     for (t, term) in terms.iter().enumerate() {
         let expand = Expand {
             prefix: last_word.is_some_and(|w| term.ends_with(w)),
             fuzzy: typos.contains(term.as_str()),
         };
         let first = candidates_seen.len();
-        candidates_seen.extend(candidates(&map, term, expand));
+        candidates_seen.extend(candidates(map, term, expand));
         for (i, c) in candidates_seen.iter().enumerate().skip(first) {
             let quality = c.kind.quality(c.distance);
             for p in read_postings(POSTINGS, c.id) {
                 let whole = if p.whole { 1.25 } else { 1.0 };
                 let score = p.field.weight() as f64 * quality * whole;
                 let doc = p.doc as usize;
-                match best[doc] {
+                match reached.best[doc] {
                     Some((s, _, _)) if score <= s => {}
-                    Some(_) => best[doc] = Some((score, i, p.field.as_str())),
+                    Some(_) => reached.best[doc] = Some((score, i as u32, p.field.as_str())),
                     None => {
-                        reached.push(doc);
-                        best[doc] = Some((score, i, p.field.as_str()));
+                        touched.push(doc);
+                        reached.best[doc] = Some((score, i as u32, p.field.as_str()));
                     }
                 }
             }
         }
-        if reached.is_empty() {
+        if touched.is_empty() {
             continue;
         }
         let accounted_for = query_words.accounted_for(term);
-        for doc in reached.drain(..) {
-            let Some((score, i, field)) = best[doc].take() else {
+        for doc in touched.drain(..) {
+            let Some((score, i, field)) = reached.best[doc].take() else {
                 continue;
             };
-            *scores[doc].get_or_insert(0.0) += score;
+            let at = reached.add(doc, score, &accounted_for);
             reasons.push(RawReason {
-                doc: doc as u32,
                 term: t as u32,
-                candidate: i as u32,
+                candidate: i,
                 field,
+                previous: reached.latest[at],
             });
-            accounted.add(doc, &accounted_for);
+            reached.latest[at] = (reasons.len() - 1) as u32;
         }
     }
-    // Final scores (rounded, as shown) of every document reached, best first.
-    let mut ranked: Vec<(f64, usize)> = scores
+    // Final scores (rounded to thousandths, as shown) of every document reached, best first:
+    // the best `limit` are chosen, then only they are sorted. A score is kept as whole
+    // thousandths beside its document in one integer key, so ordering compares integers.
+    let mut ranked: Vec<u64> = reached
+        .docs
         .iter()
         .enumerate()
-        .filter_map(|(doc, score)| {
-            let score = (*score)?;
-            let all = accounted.count[doc] == distinct;
+        .map(|(at, &doc)| {
+            let score = reached.scores[at];
+            let all = reached.count[at] == distinct;
             let score = if all { score * 1.5 } else { score };
             let score = if SYSTEMS[DOCS[doc].system as usize].superseded {
                 score * SUPERSEDED_WEIGHT
             } else {
                 score
             };
-            Some(((score * 1000.0).round() / 1000.0, doc))
+            let thousandths = (score * 1000.0).round() as u64;
+            // Higher scores first, then the lower document.
+            ((SCORE_KEYS - thousandths.min(SCORE_KEYS)) << DOC_BITS) | doc as u64
         })
         .collect();
-    ranked.sort_by(|a, b| {
-        b.0.partial_cmp(&a.0)
-            .unwrap_or(std::cmp::Ordering::Equal)
-            .then_with(|| a.1.cmp(&b.1))
-    });
-    ranked.truncate(limit);
-    // Only the hits returned are spelled out, each with its reasons in term order.
-    let mut why: Vec<Vec<Reason>> = vec![Vec::new(); ranked.len()];
-    let mut slot_of: Vec<Option<usize>> = vec![None; DOCS.len()];
-    for (slot, &(_, doc)) in ranked.iter().enumerate() {
-        slot_of[doc] = Some(slot);
+    if limit == 0 {
+        ranked.clear();
+    } else if ranked.len() > limit {
+        ranked.select_nth_unstable(limit - 1);
+        ranked.truncate(limit);
     }
-    for r in &reasons {
-        if let Some(slot) = slot_of[r.doc as usize] {
-            let c = &candidates_seen[r.candidate as usize];
-            why[slot].push(Reason {
-                term: terms[r.term as usize].clone(),
-                matched: c.term.clone(),
-                kind: c.kind,
-                distance: (c.kind == MatchKind::Fuzzy).then_some(c.distance),
-                field: r.field,
-            });
-        }
-    }
-    ranked
-        .into_iter()
-        .zip(why)
-        .map(|((score, doc), why)| {
-            let d = &DOCS[doc];
-            let s = &SYSTEMS[d.system as usize];
-            Hit {
-                kind: match d.kind {
-                    DocKind::System => "system",
-                    DocKind::Outcome => "outcome",
-                },
-                slug: s.slug,
-                system: s.short_name,
-                code: (d.kind == DocKind::Outcome).then_some(d.code),
-                label: d.label,
-                score,
-                why,
-                doc,
-            }
+    ranked.sort_unstable();
+    let docs: Vec<(f64, usize)> = ranked
+        .iter()
+        .map(|key| {
+            let thousandths = SCORE_KEYS - (key >> DOC_BITS);
+            (thousandths as f64 / 1000.0, (key & DOC_MASK) as usize)
         })
-        .collect()
+        .collect();
+    // Only the ranked documents' reasons are kept, in rank order, each document's in term order.
+    let mut kept: Vec<RawReason> = Vec::new();
+    let mut spans: Vec<(u32, u32)> = Vec::with_capacity(docs.len());
+    for &(_, doc) in &docs {
+        let from = kept.len();
+        let mut at = reached.latest[reached.place[doc] as usize];
+        while at != u32::MAX {
+            let r = reasons[at as usize];
+            kept.push(r);
+            at = r.previous;
+        }
+        kept[from..].reverse();
+        spans.push((from as u32, kept.len() as u32));
+    }
+    Ranking {
+        terms,
+        candidates: candidates_seen,
+        reasons: kept,
+        spans,
+        docs,
+    }
 }
 
 /// The slugs closest to an unknown one, for a 404's suggestions.

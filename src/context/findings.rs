@@ -538,7 +538,7 @@ fn rank(
         max_tokens: query.max_tokens,
     };
     // The whole report was searched with its typo walks; a finding's own words match exactly.
-    let hits = search::search_exact(text, knowledge.ranking.finding_search_hits);
+    let hits = search::rank(text, knowledge.ranking.finding_search_hits, false);
     let (mut systems, withheld) = score_hits(knowledge, &unit, &finding, &hits);
     let floor = systems.first().map_or(0.0, |s| s.score) * knowledge.ranking.finding_relative_floor;
     let floor = floor.max(knowledge.ranking.finding_min_score);

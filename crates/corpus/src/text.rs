@@ -119,15 +119,19 @@ pub fn spans(text: &str) -> Vec<Span> {
 /// plus every pair of adjacent words joined, plus the whole text joined when it has up to four
 /// words ("lung rads 4b" → `lungrads4b`).
 pub fn identity_terms(text: &str) -> Vec<String> {
-    let words = words(text);
-    let mut terms = words.clone();
+    identity_terms_of(&words(text))
+}
+
+/// [`identity_terms`] of a text already cut into folded words.
+pub fn identity_terms_of(words: &[String]) -> Vec<String> {
+    let mut terms = words.to_vec();
     for pair in words.windows(2) {
         terms.push(format!("{}{}", pair[0], pair[1]));
     }
     if (3..=4).contains(&words.len()) {
         terms.push(words.concat());
     }
-    terms.sort();
+    terms.sort_unstable();
     terms.dedup();
     terms
 }
