@@ -20,6 +20,8 @@ use crate::routes::{self, CorpusOp, Op};
 use crate::schema;
 use crate::search;
 use crate::versions;
+use serde::Serialize;
+use serde_json::value::RawValue;
 use serde_json::{json, Map, Value};
 
 /// Protocol versions this server speaks, newest first.
@@ -99,7 +101,7 @@ pub fn handle(
         // Only notifications or responses: accepted, nothing to say.
         (_, 0) => Response::empty(202),
         (false, _) => Response::json(200, &replies[0]),
-        (true, _) => Response::json(200, &Value::Array(replies)),
+        (true, _) => Response::json(200, &replies),
     })
 }
 
@@ -115,9 +117,29 @@ fn result(id: Value, result: Value) -> Value {
     json!({ "jsonrpc": "2.0", "id": id, "result": result })
 }
 
+/// A reply already written as JSON. A tool's answer is written once, straight from its typed
+/// value, and carried into the reply as it is: a grounding of a long report is hundreds of
+/// kilobytes, and building it as a JSON tree, then writing it for the text part and again for
+/// the structured part, cost more than a fifth of the call.
+type Reply = Box<RawValue>;
+
+/// Writes a value as a [`Reply`]. Our own plain data types always serialise.
+fn written(value: &impl Serialize) -> Reply {
+    serde_json::value::to_raw_value(value)
+        .unwrap_or_else(|_| RawValue::from_string("{}".to_string()).expect("valid JSON"))
+}
+
+/// A JSON-RPC result whose result is already written.
+#[derive(Serialize)]
+struct Written<'a> {
+    jsonrpc: &'static str,
+    id: Value,
+    result: &'a RawValue,
+}
+
 /// The reply to one message: `Ok(None)` for notifications and client responses, `Err` with a
 /// JSON-RPC error for a malformed message.
-fn answer(message: &Value) -> Result<Option<Value>, Value> {
+fn answer(message: &Value) -> Result<Option<Reply>, Value> {
     let Some(obj) = message.as_object() else {
         return Err(error(
             Value::Null,
@@ -166,14 +188,22 @@ fn answer(message: &Value) -> Result<Option<Value>, Value> {
         .cloned()
         .unwrap_or(Value::Object(Map::new()));
     Ok(Some(match method {
-        "initialize" => result(id, initialize(&params)),
-        "ping" => result(id, json!({})),
-        "tools/list" => result(id, json!({ "tools": tools() })),
+        "initialize" => written(&result(id, initialize(&params))),
+        "ping" => written(&result(id, json!({}))),
+        "tools/list" => written(&result(id, json!({ "tools": tools() }))),
         "tools/call" => match call(&params) {
-            Ok(value) => result(id, value),
-            Err(message) => error(id, INVALID_PARAMS, &message),
+            Ok(reply) => written(&Written {
+                jsonrpc: "2.0",
+                id,
+                result: &reply,
+            }),
+            Err(message) => written(&error(id, INVALID_PARAMS, &message)),
         },
-        other => error(id, METHOD_NOT_FOUND, &format!("method '{other}' not found")),
+        other => written(&error(
+            id,
+            METHOD_NOT_FOUND,
+            &format!("method '{other}' not found"),
+        )),
     }))
 }
 
@@ -278,7 +308,7 @@ pub fn tools() -> Vec<Value> {
 
 /// Runs a tool. Unknown tools are a protocol error; bad arguments are a tool error
 /// (`isError: true`) the model can read and correct.
-fn call(params: &Value) -> Result<Value, String> {
+fn call(params: &Value) -> Result<Reply, String> {
     let name = params["name"]
         .as_str()
         .ok_or_else(|| "tools/call needs params.name".to_string())?;
@@ -292,21 +322,49 @@ fn call(params: &Value) -> Result<Value, String> {
     };
     Ok(match run(endpoint.op, &args) {
         Ok((structured, extra_text)) => {
-            let mut content = vec![json!({ "type": "text", "text": structured.to_string() })];
-            if let Some(text) = extra_text {
-                content.push(json!({ "type": "text", "text": text }));
+            let mut content = vec![Text::of(structured.get())];
+            if let Some(text) = &extra_text {
+                content.push(Text::of(text));
             }
-            json!({ "content": content, "structuredContent": structured, "isError": false })
+            written(&ToolReply {
+                content,
+                structured_content: &structured,
+                is_error: false,
+            })
         }
-        Err(e) => json!({
+        Err(e) => written(&json!({
             "content": [{ "type": "text", "text": e.public_message() }],
             "isError": true,
-        }),
+        })),
     })
 }
 
-/// A tool's structured result, and a second text part when it has one (the markdown block).
-type ToolResult = Result<(Value, Option<String>), ApiError>;
+/// A tool's structured result, written, and a second text part when it has one (the markdown
+/// block).
+type ToolResult = Result<(Reply, Option<String>), ApiError>;
+
+/// A text part of a tool's result.
+#[derive(Serialize)]
+struct Text<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    text: &'a str,
+}
+
+impl Text<'_> {
+    fn of(text: &str) -> Text<'_> {
+        Text { kind: "text", text }
+    }
+}
+
+/// A tool's result: its structured answer, also as the first text part.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ToolReply<'a> {
+    content: Vec<Text<'a>>,
+    structured_content: &'a RawValue,
+    is_error: bool,
+}
 
 /// Runs the operation of a tool on its arguments, read by the readers the HTTP routes use.
 fn run(op: Op, args: &Map<String, Value>) -> ToolResult {
@@ -316,22 +374,21 @@ fn run(op: Op, args: &Map<String, Value>) -> ToolResult {
             let query = args::search(args, Door::Tool)?;
             let hits = search::search(&query.text, query.limit);
             Ok((
-                json!({ "query": query.text, "hits": hits, "notice": crate::corpus::source::NOTICE }),
+                written(
+                    &json!({ "query": query.text, "hits": hits, "notice": crate::corpus::source::NOTICE }),
+                ),
                 None,
             ))
         }
         Op::Corpus(CorpusOp::GetSystem) => {
             let slug = required(args, op, "id")?;
             let index = args::system(op, &slug, Door::Tool)?;
-            Ok((compiled::detail_value(index).clone(), None))
+            Ok((written(compiled::detail_value(index)), None))
         }
         Op::Context(_) => {
             let query = args::ground(args, &schema::tool_names(op))?;
             let answer = context::ground(&crate::knowledge::KNOWLEDGE, &query);
-            Ok(with_markdown_block(
-                json!(answer),
-                context::markdown(&answer),
-            ))
+            Ok(with_markdown_block(&answer, context::markdown(&answer)))
         }
         Op::Corpus(CorpusOp::EvaluateSystem | CorpusOp::EvaluateSystemPost) => {
             let slug = required(args, op, "id")?;
@@ -341,7 +398,7 @@ fn run(op: Op, args: &Map<String, Value>) -> ToolResult {
             let ask = evaluation::from_object(logic, &body, &schema::body_names(op), None)?;
             let eval = evaluation::run(logic, &ask)?;
             Ok(with_markdown_block(
-                json!(evaluation::answer(logic, &ask, &eval)),
+                &evaluation::answer(logic, &ask, &eval),
                 evaluation::to_markdown(logic, &ask, &eval),
             ))
         }
@@ -350,10 +407,10 @@ fn run(op: Op, args: &Map<String, Value>) -> ToolResult {
             let pair = args::versions(op, &slug, &other, Door::Tool)?;
             Ok(if op == Op::Corpus(CorpusOp::DiffSystems) {
                 let answer = versions::diff(&pair);
-                with_markdown_block(json!(answer), versions::diff_markdown(&answer))
+                with_markdown_block(&answer, versions::diff_markdown(&answer))
             } else {
                 let answer = versions::rescore(&pair, &versions::input_sets(args.get("inputs"))?)?;
-                with_markdown_block(json!(answer), versions::rescore_markdown(&answer))
+                with_markdown_block(&answer, versions::rescore_markdown(&answer))
             })
         }
         Op::Corpus(CorpusOp::ListSystems) => {
@@ -364,7 +421,9 @@ fn run(op: Op, args: &Map<String, Value>) -> ToolResult {
                 .filter_map(|s| serde_json::from_str(s.summary_json).ok())
                 .collect();
             Ok((
-                json!({ "total": systems.len(), "filters": filter.to_json(), "systems": systems, "notice": crate::corpus::source::NOTICE }),
+                written(
+                    &json!({ "total": systems.len(), "filters": filter.to_json(), "systems": systems, "notice": crate::corpus::source::NOTICE }),
+                ),
                 None,
             ))
         }
@@ -373,7 +432,7 @@ fn run(op: Op, args: &Map<String, Value>) -> ToolResult {
                 .ok_or_else(|| ApiError::internal("missing compiled coverage"))?;
             let value: Value = serde_json::from_slice(bytes)
                 .map_err(|e| ApiError::internal(format!("coverage: {e}")))?;
-            Ok((value, None))
+            Ok((written(&value), None))
         }
         other => Err(ApiError::internal(format!("{other:?} has no tool"))),
     }
@@ -382,8 +441,17 @@ fn run(op: Op, args: &Map<String, Value>) -> ToolResult {
 /// A required argument, by the name its tool gives the operation's `http_name` argument.
 /// A tool's structured answer with its markdown block, which also goes out as a second text
 /// part.
-fn with_markdown_block(mut value: Value, markdown: String) -> (Value, Option<String>) {
-    value["markdown"] = json!(markdown);
+fn with_markdown_block(answer: &impl Serialize, markdown: String) -> (Reply, Option<String>) {
+    #[derive(Serialize)]
+    struct WithMarkdown<'a, T> {
+        #[serde(flatten)]
+        answer: &'a T,
+        markdown: &'a str,
+    }
+    let value = written(&WithMarkdown {
+        answer,
+        markdown: &markdown,
+    });
     (value, Some(markdown))
 }
 

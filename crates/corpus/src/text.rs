@@ -63,7 +63,9 @@ fn fold(c: char) -> Option<char> {
 /// Splits text into folded words: runs of letters and digits. A decimal point between digits
 /// is kept ("1.5" stays one word) so thresholds remain searchable.
 pub fn words(text: &str) -> Vec<String> {
-    spans(text).into_iter().map(|w| w.text).collect()
+    let mut out = Vec::with_capacity(text.len() / 6);
+    cut(text, |word, _, _| out.push(word.to_owned()));
+    out
 }
 
 /// A folded word and where it stands in the text, in characters: `[start, end)`.
@@ -76,10 +78,22 @@ pub struct Span {
 
 /// [`words`], each with its character offsets in `text`.
 pub fn spans(text: &str) -> Vec<Span> {
-    // One pass over the characters, with one of look-ahead for a decimal point; a word's
-    // folded characters are ASCII, so its last one is its last byte.
     let mut out = Vec::with_capacity(text.len() / 6);
-    let mut current = String::new();
+    cut(text, |word, start, end| {
+        out.push(Span {
+            text: word.to_owned(),
+            start,
+            end,
+        })
+    });
+    out
+}
+
+/// Cuts text into folded words, giving each to `word` with its character offsets `[start,
+/// end)`. One pass over the characters, with one of look-ahead for a decimal point; a word is
+/// folded into one buffer, so each word handed out is one exact allocation at most.
+fn cut(text: &str, mut word: impl FnMut(&str, usize, usize)) {
+    let mut current = String::with_capacity(32);
     let mut start = 0;
     let mut count = 0;
     let mut chars = text.chars().enumerate().peekable();
@@ -92,27 +106,20 @@ pub fn spans(text: &str) -> Vec<Span> {
             current.push(f);
             continue;
         }
+        // Folded characters are ASCII, so the word's last one is its last byte.
         let decimal = c == '.'
             && current.as_bytes().last().is_some_and(u8::is_ascii_digit)
             && chars.peek().is_some_and(|(_, n)| n.is_ascii_digit());
         if decimal {
             current.push('.');
         } else if !current.is_empty() {
-            out.push(Span {
-                text: std::mem::take(&mut current),
-                start,
-                end: i,
-            });
+            word(&current, start, i);
+            current.clear();
         }
     }
     if !current.is_empty() {
-        out.push(Span {
-            text: current,
-            start,
-            end: count,
-        });
+        word(&current, start, count);
     }
-    out
 }
 
 /// The terms of a short identifying text (a name, an abbreviation, a code, a query): every word,
