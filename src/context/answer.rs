@@ -366,7 +366,7 @@ impl Evaluated {
     fn of(
         knowledge: &Knowledge,
         logic: &'static Logic,
-        finding: &text::WordIndex,
+        finding: &prefill::Reading,
         negative: Option<&[bool]>,
     ) -> Evaluated {
         let prefill::Filled {
@@ -442,7 +442,7 @@ impl Evaluated {
 fn system_context(
     knowledge: &Knowledge,
     sel: &Selected,
-    finding: &text::WordIndex,
+    finding: &prefill::Reading,
     verified: bool,
     detail: Detail,
 ) -> SystemContext {
@@ -649,10 +649,11 @@ fn finding_evaluation(
     };
     let folded: Vec<String> = words.iter().map(|w| w.text.clone()).collect();
     let negative = prefill::minus_signs(words, original);
+    let index = text::WordIndex::new(&folded);
     let evaluated = Evaluated::of(
         knowledge,
         logic,
-        &text::WordIndex::new(&folded),
+        &prefill::Reading::of(knowledge.lexicon, &index),
         Some(&negative),
     );
     let inputs = evaluated
@@ -733,9 +734,10 @@ pub fn ground(knowledge: &Knowledge, query: &ContextQuery) -> Grounding {
     // The evaluator is given what the text asserts, not what it rules out.
     let words = text::words(&finding.read);
     let finding_words = text::WordIndex::new(&words);
+    let reading = prefill::Reading::of(knowledge.lexicon, &finding_words);
     let systems = selected
         .iter()
-        .map(|sel| system_context(knowledge, sel, &finding_words, query.verified, query.detail))
+        .map(|sel| system_context(knowledge, sel, &reading, query.verified, query.detail))
         .collect();
     let nothing = crate::input::is_blank(&query.text) && query.systems.is_empty();
     let mut answer = Grounding {

@@ -429,7 +429,29 @@ pub fn prefill_words(
     logic: &'static Logic,
     index: &text::WordIndex,
 ) -> Filled {
-    prefill_signed(lexicon, logic, index, None)
+    prefill_signed(lexicon, logic, &Reading::of(lexicon, index), None)
+}
+
+/// What a text states whatever the system: its sizes, the patient's age and its organs, read
+/// once for all the systems a text is prefilled for (an answer prefills each system it offers
+/// from the same text).
+pub struct Reading<'i, 'w> {
+    index: &'i text::WordIndex<'w>,
+    sizes: Vec<SizeMention>,
+    age: Option<Age>,
+    organs: Vec<&'static str>,
+}
+
+impl<'i, 'w> Reading<'i, 'w> {
+    pub fn of(lexicon: &'static Lexicon, index: &'i text::WordIndex<'w>) -> Reading<'i, 'w> {
+        let (sizes, age) = sizes_and_age(lexicon, index.words());
+        Reading {
+            index,
+            sizes,
+            age,
+            organs: organs_of(lexicon, index),
+        }
+    }
 }
 
 /// [`prefill_words`], and, when the sign of each word's number is known (`negative`, one per
@@ -439,12 +461,12 @@ pub fn prefill_words(
 pub fn prefill_signed(
     lexicon: &'static Lexicon,
     logic: &'static Logic,
-    index: &text::WordIndex,
+    reading: &Reading,
     negative: Option<&[bool]>,
 ) -> Filled {
+    let index = reading.index;
     let words = index.words();
-    let (sizes, age) = sizes_and_age(lexicon, words);
-    let organs = organs_of(lexicon, index);
+    let (sizes, age, organs) = (&reading.sizes, reading.age, &reading.organs);
     let mut out = Filled {
         organs: organs.clone(),
         ..Filled::default()
@@ -452,12 +474,12 @@ pub fn prefill_signed(
     let lengths: Vec<LengthInput> = logic
         .inputs
         .iter()
-        .filter(|i| concerns(lexicon, i, &organs))
+        .filter(|i| concerns(lexicon, i, organs))
         .filter(|i| i.kind == InputType::Number && i.derived_from.is_none())
         .filter(|i| matches!(i.unit.as_deref(), Some("mm") | Some("cm")))
         .map(|i| LengthInput::of(lexicon, i))
         .collect();
-    fill_sizes(lexicon, &lengths, words, &sizes, &mut out);
+    fill_sizes(lexicon, &lengths, words, sizes, &mut out);
     if let Some(Age {
         years: age,
         at,
@@ -477,9 +499,9 @@ pub fn prefill_signed(
         }
     }
     if let Some(negative) = negative {
-        fill_attenuation(lexicon, logic, index, negative, &organs, &mut out);
+        fill_attenuation(lexicon, logic, index, negative, organs, &mut out);
     }
-    fill_enums(lexicon, logic, index, &organs, &mut out);
+    fill_enums(lexicon, logic, index, organs, &mut out);
     out
 }
 
@@ -633,10 +655,11 @@ mod tests {
         let chars: Vec<char> = text.chars().collect();
         let words: Vec<String> = spans.iter().map(|w| w.text.clone()).collect();
         let negative = minus_signs(&spans, &chars);
+        let index_of_words = text::WordIndex::new(&words);
         prefill_signed(
             &LEXICON,
             logic(index).unwrap(),
-            &text::WordIndex::new(&words),
+            &Reading::of(&LEXICON, &index_of_words),
             Some(&negative),
         )
         .inputs
