@@ -257,26 +257,34 @@ pub struct Finding {
 /// Folded words and where each stands, so a phrase of the lexicon is looked up by its first
 /// word instead of searched for in the text: reading a report looks up every phrase of the
 /// lexicon in every sentence, and a search per phrase made that the cost of a long report.
+/// A short text (a line, a sentence) is scanned instead: building its table cost more than the
+/// few phrases ever looked up in it.
 pub(crate) struct Said {
     words: Vec<String>,
-    at: HashMap<String, Vec<usize>, FastHash>,
+    at: Option<HashMap<String, Vec<usize>, FastHash>>,
 }
 
 /// The hasher of the per-request word indexes.
 type FastHash = std::hash::BuildHasherDefault<ahash::AHasher>;
 
+/// Texts of at most this many words are scanned for a phrase rather than indexed.
+const SCANNED_WORDS: usize = 48;
+
 impl Said {
     pub(crate) fn new(words: Vec<String>) -> Said {
-        let mut at: HashMap<String, Vec<usize>, FastHash> =
-            HashMap::with_capacity_and_hasher(words.len(), FastHash::default());
-        for (i, w) in words.iter().enumerate() {
-            match at.get_mut(w.as_str()) {
-                Some(list) => list.push(i),
-                None => {
-                    at.insert(w.clone(), vec![i]);
+        let at = (words.len() > SCANNED_WORDS).then(|| {
+            let mut at: HashMap<String, Vec<usize>, FastHash> =
+                HashMap::with_capacity_and_hasher(words.len(), FastHash::default());
+            for (i, w) in words.iter().enumerate() {
+                match at.get_mut(w.as_str()) {
+                    Some(list) => list.push(i),
+                    None => {
+                        at.insert(w.clone(), vec![i]);
+                    }
                 }
             }
-        }
+            at
+        });
         Said { words, at }
     }
 
@@ -291,7 +299,24 @@ impl Said {
 
     /// How often a folded phrase (words joined by single spaces) occurs, as whole words.
     pub(crate) fn count(&self, phrase: &str) -> usize {
-        text::phrase_count(&self.words, |w| self.at.get(w).map(Vec::as_slice), phrase)
+        match &self.at {
+            Some(at) => text::phrase_count(&self.words, |w| at.get(w).map(Vec::as_slice), phrase),
+            None => {
+                let mut parts = phrase.split(' ');
+                let Some(first) = parts.next() else {
+                    return 0;
+                };
+                (0..self.words.len())
+                    .filter(|&start| {
+                        self.words[start] == first
+                            && parts
+                                .clone()
+                                .enumerate()
+                                .all(|(k, p)| self.words.get(start + 1 + k).is_some_and(|w| w == p))
+                    })
+                    .count()
+            }
+        }
     }
 
     /// Whether a folded phrase occurs as whole words.

@@ -255,6 +255,66 @@ impl PhraseIndex {
     }
 }
 
+/// A phrase of the assertion model: a pseudo-trigger, the trigger at its place in
+/// [`Assertions::triggers`], or a terminator.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum AssertionPhrase {
+    Trigger(usize),
+    Terminator,
+    Pseudo,
+}
+
+/// The assertion model's phrases by their first word (built once per isolate, per model): a
+/// report is read for them at every word, and trying every phrase there was most of reading
+/// a long report's assertions.
+#[derive(Debug, Default)]
+pub struct AssertionIndex {
+    /// Per first word: pseudo-triggers, then triggers, then terminators, each in the model's
+    /// order.
+    pub by_first: std::collections::HashMap<
+        &'static str,
+        Vec<(AssertionPhrase, &'static [&'static str])>,
+        FastHash,
+    >,
+}
+
+impl Assertions {
+    pub fn index(&'static self) -> &'static AssertionIndex {
+        cached(
+            &ASSERTION_INDEXES,
+            self as *const Assertions as usize,
+            || {
+                let mut index = AssertionIndex::default();
+                let phrases = self
+                    .pseudo_triggers
+                    .iter()
+                    .map(|p| (AssertionPhrase::Pseudo, *p))
+                    .chain(
+                        self.triggers
+                            .iter()
+                            .enumerate()
+                            .map(|(k, t)| (AssertionPhrase::Trigger(k), t.words)),
+                    )
+                    .chain(
+                        self.terminators
+                            .iter()
+                            .map(|p| (AssertionPhrase::Terminator, *p)),
+                    );
+                for (kind, phrase) in phrases {
+                    if let Some(first) = phrase.first() {
+                        index
+                            .by_first
+                            .entry(first)
+                            .or_default()
+                            .push((kind, phrase));
+                    }
+                }
+                index
+            },
+        )
+    }
+}
+
 /// The lexicon's phrases indexed for reading text (built once per isolate, per lexicon).
 #[derive(Debug)]
 pub struct LexiconIndex {
@@ -296,6 +356,8 @@ thread_local! {
     static LEXICON_INDEXES: std::cell::RefCell<Vec<(usize, &'static LexiconIndex)>> =
         const { std::cell::RefCell::new(Vec::new()) };
     static CUE_INDEXES: std::cell::RefCell<Vec<(usize, &'static PhraseIndex)>> =
+        const { std::cell::RefCell::new(Vec::new()) };
+    static ASSERTION_INDEXES: std::cell::RefCell<Vec<(usize, &'static AssertionIndex)>> =
         const { std::cell::RefCell::new(Vec::new()) };
 }
 

@@ -35,12 +35,7 @@ pub struct RuledOut {
 }
 
 /// What one position of a sentence is.
-#[derive(Clone, Copy, Debug, PartialEq)]
-enum Mark {
-    Trigger(usize),
-    Terminator,
-    Pseudo,
-}
+use crate::knowledge::AssertionPhrase as Mark;
 
 /// A phrase found at a word position: what it is and how many words it spans.
 #[derive(Clone, Copy, Debug)]
@@ -52,7 +47,7 @@ struct Found {
 
 /// The longest trigger, pseudo-trigger or terminator starting at `i` (a pseudo-trigger wins a
 /// tie, since it exists to stop the trigger it contains).
-fn longest(model: &Assertions, words: &[Span], i: usize, end: usize) -> Option<Found> {
+fn longest(model: &'static Assertions, words: &[Span], i: usize, end: usize) -> Option<Found> {
     let fits = |phrase: &[&str]| {
         i + phrase.len() <= end
             && phrase
@@ -61,21 +56,16 @@ fn longest(model: &Assertions, words: &[Span], i: usize, end: usize) -> Option<F
                 .all(|(p, w)| *p == w.text.as_str())
     };
     let mut best: Option<Found> = None;
-    let mut consider = |len: usize, mark: Mark| {
-        if best.is_none_or(|b| len > b.len || (len == b.len && mark == Mark::Pseudo)) {
+    // The phrases that start with this word, pseudo-triggers first, then triggers, then
+    // terminators, each list in the model's order.
+    let starting = model.index().by_first.get(words[i].text.as_str())?;
+    for &(mark, phrase) in starting {
+        let len = phrase.len();
+        if fits(phrase)
+            && best.is_none_or(|b| len > b.len || (len == b.len && mark == Mark::Pseudo))
+        {
             best = Some(Found { at: i, len, mark });
         }
-    };
-    for p in model.pseudo_triggers.iter().filter(|p| fits(p)) {
-        consider(p.len(), Mark::Pseudo);
-    }
-    for (k, t) in model.triggers.iter().enumerate() {
-        if fits(t.words) {
-            consider(t.words.len(), Mark::Trigger(k));
-        }
-    }
-    for p in model.terminators.iter().filter(|p| fits(p)) {
-        consider(p.len(), Mark::Terminator);
     }
     best
 }
@@ -94,7 +84,7 @@ struct Assessment {
     marks: Vec<Option<(Category, usize, usize, usize)>>,
 }
 
-fn assess(model: &Assertions, text: &str) -> Assessment {
+fn assess(model: &'static Assertions, text: &str) -> Assessment {
     let chars: Vec<char> = text.chars().collect();
     let words = text::spans(text);
     let mut marks: Vec<Option<(Category, usize, usize, usize)>> = vec![None; words.len()];
@@ -114,7 +104,7 @@ fn assess(model: &Assertions, text: &str) -> Assessment {
 
 /// ConText over the words `[start, end)` of one sentence.
 fn assess_sentence(
-    model: &Assertions,
+    model: &'static Assertions,
     words: &[Span],
     start: usize,
     end: usize,
@@ -180,7 +170,7 @@ fn assess_sentence(
 /// 5 mm" measures the nodes the report calls normal. After a present word it is itself present
 /// ("Several enlarged nodes; the largest is 24 mm").
 fn back_references(
-    model: &Assertions,
+    model: &'static Assertions,
     chars: &[char],
     words: &[Span],
     marks: &mut [Option<(Category, usize, usize, usize)>],
@@ -216,7 +206,7 @@ fn back_references(
 /// A line's label ("Lungs:") takes the assertion of its line when no other word of the line,
 /// fillers aside, is asserted present.
 fn label_lines(
-    model: &Assertions,
+    model: &'static Assertions,
     chars: &[char],
     words: &[Span],
     marks: &mut [Option<(Category, usize, usize, usize)>],
@@ -308,7 +298,7 @@ pub struct Reading<'t> {
 }
 
 /// Reads a text: see [`Reading`].
-pub fn read<'t>(model: &Assertions, text: &'t str) -> Reading<'t> {
+pub fn read<'t>(model: &'static Assertions, text: &'t str) -> Reading<'t> {
     let a = assess(model, text);
     let original: Vec<char> = text.chars().collect();
     let (out, hedged): (Vec<usize>, Vec<usize>) = (0..a.words.len())
@@ -343,7 +333,7 @@ pub fn read<'t>(model: &Assertions, text: &'t str) -> Reading<'t> {
 }
 
 /// [`read`]'s text and ruled-out phrases.
-pub fn kept<'t>(model: &Assertions, text: &'t str) -> (Cow<'t, str>, Vec<RuledOut>) {
+pub fn kept<'t>(model: &'static Assertions, text: &'t str) -> (Cow<'t, str>, Vec<RuledOut>) {
     let r = read(model, text);
     (r.text, r.ruled_out)
 }

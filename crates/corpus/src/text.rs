@@ -92,7 +92,16 @@ pub fn spans(text: &str) -> Vec<Span> {
 /// Cuts text into folded words, giving each to `word` with its character offsets `[start,
 /// end)`. One pass over the characters, with one of look-ahead for a decimal point; a word is
 /// folded into one buffer, so each word handed out is one exact allocation at most.
-fn cut(text: &str, mut word: impl FnMut(&str, usize, usize)) {
+fn cut(text: &str, word: impl FnMut(&str, usize, usize)) {
+    if text.is_ascii() {
+        cut_ascii(text.as_bytes(), word)
+    } else {
+        cut_chars(text, word)
+    }
+}
+
+/// [`cut`] for any text: each character decoded and folded.
+fn cut_chars(text: &str, mut word: impl FnMut(&str, usize, usize)) {
     let mut current = String::with_capacity(32);
     let mut start = 0;
     let mut count = 0;
@@ -119,6 +128,49 @@ fn cut(text: &str, mut word: impl FnMut(&str, usize, usize)) {
     }
     if !current.is_empty() {
         word(&current, start, count);
+    }
+}
+
+/// The folded form of each ASCII byte: its lower case for a letter or digit, 0 otherwise.
+const ASCII_FOLD: [u8; 128] = {
+    let mut table = [0u8; 128];
+    let mut b = 0;
+    while b < 128 {
+        let c = b as u8;
+        if c.is_ascii_alphanumeric() {
+            table[b] = c.to_ascii_lowercase();
+        }
+        b += 1;
+    }
+    table
+};
+
+/// [`cut`] for ASCII text (most reports), where a character is a byte: words are runs of the
+/// bytes the table folds, with no per-character decoding.
+fn cut_ascii(bytes: &[u8], mut word: impl FnMut(&str, usize, usize)) {
+    let mut current = String::with_capacity(32);
+    let mut start = 0;
+    for (i, &b) in bytes.iter().enumerate() {
+        let f = ASCII_FOLD[usize::from(b)];
+        if f != 0 {
+            if current.is_empty() {
+                start = i;
+            }
+            current.push(char::from(f));
+            continue;
+        }
+        let decimal = b == b'.'
+            && current.as_bytes().last().is_some_and(u8::is_ascii_digit)
+            && bytes.get(i + 1).is_some_and(u8::is_ascii_digit);
+        if decimal {
+            current.push('.');
+        } else if !current.is_empty() {
+            word(&current, start, i);
+            current.clear();
+        }
+    }
+    if !current.is_empty() {
+        word(&current, start, bytes.len());
     }
 }
 
@@ -223,6 +275,22 @@ impl<'w> WordIndex<'w> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn ascii_text_is_cut_as_any_text_is() {
+        let samples = [
+            "Right lobe: 1.8 cm solid nodule (TR4). LR-5, 2.3x1.1 cm; Bosniak IIF.",
+            "  trailing 3.  and 4.5.6 mm, -15 HU, v1.2a end.",
+            "a.b 1.a .5 5. x",
+            "",
+        ];
+        for text in samples {
+            let (mut ascii, mut chars) = (Vec::new(), Vec::new());
+            cut_ascii(text.as_bytes(), |w, a, b| ascii.push((w.to_string(), a, b)));
+            cut_chars(text, |w, a, b| chars.push((w.to_string(), a, b)));
+            assert_eq!(ascii, chars, "{text}");
+        }
+    }
 
     #[test]
     fn spellings_of_tirads_meet() {
