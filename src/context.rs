@@ -338,9 +338,11 @@ pub fn read_finding(knowledge: &Knowledge, text: &str) -> Finding {
     finding.age_years = age.map(|a| a.years);
     // A cue about an organ fires where its phrase and the organ meet in one line of the text
     // (a report writes an organ per line: a kidney's "cyst" says nothing of the pancreas).
-    let mut lines: Option<Vec<Said>> = None;
+    // Each line is read once for the cues and the organs whose phrases it holds.
+    let cue_index = crate::knowledge::cue_index(knowledge.cues);
+    let mut lines: Option<Vec<(Vec<usize>, Vec<usize>)>> = None;
     // Most cues' phrases are nowhere in the text: only those that are look at its lines.
-    let here = crate::knowledge::cue_index(knowledge.cues).items(said.words());
+    let here = cue_index.items(said.words());
     for (i, cue) in knowledge.cues.iter().enumerate() {
         if !cue.fits(&finding.modalities) || !here.contains(&i) {
             continue;
@@ -348,14 +350,18 @@ pub fn read_finding(knowledge: &Knowledge, text: &str) -> Finding {
         let fires = match cue.organ {
             None => true,
             Some(organ) => {
-                let lines = lines.get_or_insert_with(|| organ_lines(text));
-                let Some(words) = lexicon.organs.iter().find(|o| o.name == organ) else {
+                let lines = lines.get_or_insert_with(|| {
+                    organ_lines(text)
+                        .iter()
+                        .map(|words| (cue_index.items(words), lexicon.index().organs.items(words)))
+                        .collect()
+                });
+                let Some(organ) = lexicon.organs.iter().position(|o| o.name == organ) else {
                     continue;
                 };
-                lines.iter().any(|line| {
-                    cue.phrases.iter().any(|p| line.has(p))
-                        && words.phrases.iter().any(|p| line.has(p))
-                })
+                lines
+                    .iter()
+                    .any(|(cues, organs)| cues.contains(&i) && organs.contains(&organ))
             }
         };
         if fires {
@@ -416,7 +422,7 @@ fn stated_modalities(lexicon: &Lexicon, said: &Said) -> Vec<&'static str> {
 /// The lines of a text, folded, each with the label of the heading line above it ("KIDNEYS:"
 /// alone on its line names the organ of the lines that follow, up to a blank line or the next
 /// heading). A one-line finding is one line.
-fn organ_lines(text: &str) -> Vec<Said> {
+fn organ_lines(text: &str) -> Vec<Vec<String>> {
     let mut out = Vec::new();
     let mut heading: Option<Vec<String>> = None;
     for line in text.lines() {
@@ -430,8 +436,8 @@ fn organ_lines(text: &str) -> Vec<Said> {
             continue;
         }
         out.push(match &heading {
-            Some(h) => Said::new(h.iter().cloned().chain(words).collect()),
-            None => Said::new(words),
+            Some(h) => h.iter().cloned().chain(words).collect(),
+            None => words,
         });
     }
     out

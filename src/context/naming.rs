@@ -121,8 +121,11 @@ struct Name {
 /// text.
 struct Names {
     all: Vec<Name>,
-    by_first: std::collections::HashMap<String, Vec<usize>>,
+    by_first: std::collections::HashMap<String, Vec<usize>, FastHash>,
 }
+
+/// The hasher of the names' index: fixed keys, no random source needed in wasm.
+type FastHash = std::hash::BuildHasherDefault<ahash::AHasher>;
 
 fn all_names() -> &'static Names {
     static NAMES: std::sync::OnceLock<Names> = std::sync::OnceLock::new();
@@ -142,8 +145,8 @@ fn all_names() -> &'static Names {
                 }
             }
         }
-        let mut by_first: std::collections::HashMap<String, Vec<usize>> =
-            std::collections::HashMap::new();
+        let mut by_first: std::collections::HashMap<String, Vec<usize>, FastHash> =
+            std::collections::HashMap::default();
         for (k, n) in all.iter().enumerate() {
             by_first.entry(n.words[0].clone()).or_default().push(k);
         }
@@ -161,6 +164,16 @@ pub fn named_systems(text: &str) -> Vec<Named> {
     }
     let names = all_names();
     let mut hits: Vec<Hit> = Vec::new();
+    // Whether the text writes a name in capitals, found once per name.
+    let mut written: Vec<(&str, bool)> = Vec::new();
+    let mut written_exactly = |name: &'static str| match written.iter().find(|w| w.0 == name) {
+        Some(&(_, found)) => found,
+        None => {
+            let found = has_word_exact(text, name);
+            written.push((name, found));
+            found
+        }
+    };
     for start in 0..words.len() {
         let Some(candidates) = names.by_first.get(&words[start]) else {
             continue;
@@ -170,7 +183,7 @@ pub fn named_systems(text: &str) -> Vec<Named> {
             let matches = words
                 .get(start..start + n.words.len())
                 .is_some_and(|w| w == n.words.as_slice());
-            if !matches || (capitals_only(n.name) && !has_word_exact(text, n.name)) {
+            if !matches || (capitals_only(n.name) && !written_exactly(n.name)) {
                 continue;
             }
             hits.push(Hit {

@@ -233,13 +233,17 @@ pub fn phrase_count<'a>(
 /// first word is, instead of walking the whole text once per phrase.
 pub struct WordIndex<'w> {
     words: &'w [String],
-    at: std::collections::HashMap<&'w str, Vec<usize>>,
+    at: std::collections::HashMap<&'w str, Vec<usize>, FastHash>,
 }
+
+/// The hasher of word indexes: words are short and hashed once each.
+type FastHash = std::hash::BuildHasherDefault<ahash::AHasher>;
 
 impl<'w> WordIndex<'w> {
     /// Indexes folded words (from [`words`]).
     pub fn new(words: &'w [String]) -> WordIndex<'w> {
-        let mut at: std::collections::HashMap<&str, Vec<usize>> = std::collections::HashMap::new();
+        let mut at: std::collections::HashMap<&str, Vec<usize>, FastHash> =
+            std::collections::HashMap::with_capacity_and_hasher(words.len(), FastHash::default());
         for (i, w) in words.iter().enumerate() {
             at.entry(w.as_str()).or_default().push(i);
         }
