@@ -27,7 +27,7 @@
 
 use crate::corpus::compiled::Logic;
 use crate::corpus::evaluate::{Given, Inputs};
-use crate::corpus::source::{Input, InputType};
+use crate::corpus::source::{Input, InputType, InputValue};
 use crate::corpus::text;
 use crate::knowledge::Lexicon;
 use std::collections::BTreeMap;
@@ -302,6 +302,28 @@ fn phrases(lexicon: &Lexicon, value: &str, label: &str) -> Vec<Vec<String>> {
     out
 }
 
+thread_local! {
+    /// The phrases each enum value may be written as, by lexicon and value: values are the
+    /// corpus's, cut into words once per isolate instead of once per finding and system.
+    static VALUE_PHRASES: std::cell::RefCell<
+        std::collections::HashMap<(usize, usize), &'static [Vec<String>]>,
+    > = Default::default();
+}
+
+/// [`phrases`] of a value of the corpus, kept for the isolate's life.
+fn value_phrases(lexicon: &'static Lexicon, value: &'static InputValue) -> &'static [Vec<String>] {
+    let key = (
+        std::ptr::from_ref(lexicon) as usize,
+        std::ptr::from_ref(value) as usize,
+    );
+    VALUE_PHRASES.with(|cache| {
+        *cache.borrow_mut().entry(key).or_insert_with(|| {
+            // Leaked once per value of a static table: the table lives as long.
+            Box::leak(phrases(lexicon, &value.value, &value.label).into_boxed_slice())
+        })
+    })
+}
+
 /// Fills the enum inputs whose value the finding states unambiguously.
 fn fill_enums(
     lexicon: &'static Lexicon,
@@ -320,8 +342,8 @@ fn fill_enums(
     };
     for input in enums() {
         for v in &input.values {
-            for phrase in phrases(lexicon, &v.value, &v.label) {
-                for start in index.starts(&phrase) {
+            for phrase in value_phrases(lexicon, v) {
+                for start in index.starts(phrase) {
                     let negated =
                         start > 0 && lexicon.negations.contains(&words[start - 1].as_str());
                     if !negated {
