@@ -305,10 +305,11 @@ fn phrases(lexicon: &Lexicon, value: &str, label: &str) -> Vec<Vec<String>> {
 thread_local! {
     /// The phrases each enum value may be written as, by lexicon and value: values are the
     /// corpus's, cut into words once per isolate instead of once per finding and system.
-    static VALUE_PHRASES: std::cell::RefCell<
-        std::collections::HashMap<(usize, usize), &'static [Vec<String>]>,
-    > = Default::default();
+    static VALUE_PHRASES: std::cell::RefCell<PhrasesByValue> = Default::default();
 }
+
+/// Phrases by (lexicon, value) address.
+type PhrasesByValue = std::collections::HashMap<(usize, usize), &'static [Vec<String>]>;
 
 /// [`phrases`] of a value of the corpus, kept for the isolate's life.
 fn value_phrases(lexicon: &'static Lexicon, value: &'static InputValue) -> &'static [Vec<String>] {
