@@ -93,19 +93,24 @@ pub fn spans(text: &str) -> Vec<Span> {
 /// end)`. One pass over the characters, with one of look-ahead for a decimal point; a word is
 /// folded into one buffer, so each word handed out is one exact allocation at most.
 fn cut(text: &str, word: impl FnMut(&str, usize, usize)) {
+    // Most reports are ASCII: a character is then a byte, folded by a table, with no decoding.
     if text.is_ascii() {
-        cut_ascii(text.as_bytes(), word)
+        cut_folded(text.bytes().map(char::from), fold_ascii, word)
     } else {
-        cut_chars(text, word)
+        cut_folded(text.chars(), fold, word)
     }
 }
 
-/// [`cut`] for any text: each character decoded and folded.
-fn cut_chars(text: &str, mut word: impl FnMut(&str, usize, usize)) {
+/// [`cut`] over characters, each folded by `fold`.
+fn cut_folded(
+    chars: impl Iterator<Item = char>,
+    fold: impl Fn(char) -> Option<char>,
+    mut word: impl FnMut(&str, usize, usize),
+) {
     let mut current = String::with_capacity(32);
     let mut start = 0;
     let mut count = 0;
-    let mut chars = text.chars().enumerate().peekable();
+    let mut chars = chars.enumerate().peekable();
     while let Some((i, c)) = chars.next() {
         count = i + 1;
         if let Some(f) = fold(c) {
@@ -145,33 +150,10 @@ const ASCII_FOLD: [u8; 128] = {
     table
 };
 
-/// [`cut`] for ASCII text (most reports), where a character is a byte: words are runs of the
-/// bytes the table folds, with no per-character decoding.
-fn cut_ascii(bytes: &[u8], mut word: impl FnMut(&str, usize, usize)) {
-    let mut current = String::with_capacity(32);
-    let mut start = 0;
-    for (i, &b) in bytes.iter().enumerate() {
-        let f = ASCII_FOLD[usize::from(b)];
-        if f != 0 {
-            if current.is_empty() {
-                start = i;
-            }
-            current.push(char::from(f));
-            continue;
-        }
-        let decimal = b == b'.'
-            && current.as_bytes().last().is_some_and(u8::is_ascii_digit)
-            && bytes.get(i + 1).is_some_and(u8::is_ascii_digit);
-        if decimal {
-            current.push('.');
-        } else if !current.is_empty() {
-            word(&current, start, i);
-            current.clear();
-        }
-    }
-    if !current.is_empty() {
-        word(&current, start, bytes.len());
-    }
+/// [`fold`] of an ASCII character, by the table.
+fn fold_ascii(c: char) -> Option<char> {
+    let f = ASCII_FOLD[c as usize & 0x7f];
+    (f != 0).then_some(char::from(f))
 }
 
 /// The terms of a short identifying text (a name, an abbreviation, a code, a query): every word,
@@ -290,8 +272,12 @@ mod tests {
         ];
         for text in samples {
             let (mut ascii, mut chars) = (Vec::new(), Vec::new());
-            cut_ascii(text.as_bytes(), |w, a, b| ascii.push((w.to_string(), a, b)));
-            cut_chars(text, |w, a, b| chars.push((w.to_string(), a, b)));
+            cut_folded(text.bytes().map(char::from), fold_ascii, |w, a, b| {
+                ascii.push((w.to_string(), a, b))
+            });
+            cut_folded(text.chars(), fold, |w, a, b| {
+                chars.push((w.to_string(), a, b))
+            });
             assert_eq!(ascii, chars, "{text}");
         }
     }
