@@ -26,6 +26,7 @@ pub use render::markdown;
 use crate::corpus::compiled::{self, DocKind, SystemEntry, DOCS, SYSTEMS};
 use crate::corpus::source::Status;
 use crate::corpus::text;
+use crate::corpus::text::FastHash;
 use crate::feature::FeatureError;
 use crate::knowledge::{Knowledge, Lexicon};
 use crate::search;
@@ -263,9 +264,6 @@ pub(crate) struct Said {
     words: Vec<String>,
     at: Option<HashMap<String, Vec<usize>, FastHash>>,
 }
-
-/// The hasher of the per-request word indexes.
-type FastHash = std::hash::BuildHasherDefault<ahash::AHasher>;
 
 /// Texts of at most this many words are scanned for a phrase rather than indexed.
 const SCANNED_WORDS: usize = 48;

@@ -6,6 +6,8 @@
 //! time against the systems and compiled into the static tables below. Grounding's code holds
 //! the algorithms only; a new guideline version inherits its lineage's cues with no code change.
 
+use crate::corpus::text::FastHash;
+
 pub use crate::corpus::source::{Category, Direction, SectionKind};
 
 /// A named group of phrases: an organ, a modality or a measured noun and how findings write it.
@@ -183,9 +185,6 @@ pub static KNOWLEDGE: Knowledge = Knowledge {
     ranking: &RANKING,
     assertions: &ASSERTIONS,
 };
-
-/// The hasher of the phrase indexes: fixed keys, no random source needed in wasm.
-type FastHash = std::hash::BuildHasherDefault<ahash::AHasher>;
 
 /// Phrases of a fixed list by their first word, so that which of them occur in folded words is
 /// found in one pass over the words rather than one lookup per phrase: a report's sentences are

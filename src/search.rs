@@ -22,8 +22,7 @@ use fst::{Automaton, IntoStreamer, Map, Streamer};
 use serde::Serialize;
 use std::collections::{HashMap, HashSet};
 
-/// The hasher of a query's word tables: its words are short and hashed many times.
-type FastHash = std::hash::BuildHasherDefault<ahash::AHasher>;
+use crate::corpus::text::FastHash;
 
 /// The most hits a search returns.
 pub const MAX_LIMIT: usize = 50;

@@ -23,6 +23,7 @@
 use crate::corpus::compiled::{SystemEntry, SYSTEMS};
 use crate::corpus::source::Status;
 use crate::corpus::text;
+use crate::corpus::text::FastHash;
 
 /// A system the finding names, with the name it used (as the corpus writes it).
 #[derive(Clone, Debug, PartialEq)]
@@ -123,9 +124,6 @@ struct Names {
     all: Vec<Name>,
     by_first: std::collections::HashMap<String, Vec<usize>, FastHash>,
 }
-
-/// The hasher of the names' index: fixed keys, no random source needed in wasm.
-type FastHash = std::hash::BuildHasherDefault<ahash::AHasher>;
 
 fn all_names() -> &'static Names {
     static NAMES: std::sync::OnceLock<Names> = std::sync::OnceLock::new();

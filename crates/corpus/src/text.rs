@@ -218,8 +218,9 @@ pub struct WordIndex<'w> {
     at: std::collections::HashMap<&'w str, Vec<usize>, FastHash>,
 }
 
-/// The hasher of word indexes: words are short and hashed once each.
-type FastHash = std::hash::BuildHasherDefault<ahash::AHasher>;
+/// The hasher of the word and phrase tables built while reading text: words are short and
+/// hashed many times, and its keys are fixed, so wasm needs no random source.
+pub type FastHash = std::hash::BuildHasherDefault<ahash::AHasher>;
 
 impl<'w> WordIndex<'w> {
     /// Indexes folded words (from [`words`]).
