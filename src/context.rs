@@ -326,11 +326,15 @@ impl Said {
 /// Reads organs, modalities, sizes, age and cues from a finding, with the corpus's lexicon
 /// and cues.
 pub fn read_finding(knowledge: &Knowledge, text: &str) -> Finding {
-    let said = Said::of(text);
+    read_said(knowledge, text, &Said::of(text))
+}
+
+/// [`read_finding`] of a text already cut into words (`said`, its words).
+pub(crate) fn read_said(knowledge: &Knowledge, text: &str, said: &Said) -> Finding {
     let mut finding = Finding::default();
     let lexicon = knowledge.lexicon;
     finding.organs = stated_organs(lexicon, said.words(), |p| said.count(p));
-    finding.modalities = stated_modalities(lexicon, &said);
+    finding.modalities = stated_modalities(lexicon, said);
     let (sizes, age) = prefill::sizes_and_age(lexicon, said.words());
     finding.sizes_mm = sizes.iter().map(|s| s.mm).collect();
     finding.age_years = age.map(|a| a.years);
@@ -366,7 +370,7 @@ pub fn read_finding(knowledge: &Knowledge, text: &str) -> Finding {
             finding.cues.push(cue.name);
         }
     }
-    finding.named = naming::named_systems(text);
+    finding.named = naming::named_systems_in(text, said.words());
     finding
 }
 

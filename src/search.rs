@@ -488,16 +488,20 @@ impl Ranking {
 /// report's findings after the whole report was searched with them, so the request's typo
 /// walks stay those of one search).
 pub fn rank(query: &str, limit: usize, typos: bool) -> Ranking {
-    let words = text::words(query);
+    rank_words(&text::words(query), limit, typos)
+}
+
+/// [`rank`] of a query already cut into its folded words.
+pub fn rank_words(words: &[String], limit: usize, typos: bool) -> Ranking {
     if words.is_empty() {
         return Ranking::default();
     }
-    let terms = text::identity_terms_of(&words);
-    let query_words = QueryWords::new(&words);
+    let terms = text::identity_terms_of(words);
+    let query_words = QueryWords::new(words);
     let distinct = query_words.slots.len();
     let map = index();
     let typos = if typos {
-        typo_candidates(&map, &words)
+        typo_candidates(&map, words)
     } else {
         HashSet::default()
     };
@@ -505,7 +509,7 @@ pub fn rank(query: &str, limit: usize, typos: bool) -> Ranking {
         let mut cell = cell.borrow_mut();
         let reached = cell.get_or_insert_with(Reached::new);
         reached.start(distinct);
-        rank_in(reached, &map, &words, terms, &query_words, &typos, limit)
+        rank_in(reached, &map, words, terms, &query_words, &typos, limit)
     })
 }
 

@@ -10,7 +10,7 @@
 
 use super::assertion::RuledOut;
 use super::report::{self, Section};
-use super::{read_finding, score_hits, ContextQuery, Finding, Selected};
+use super::{read_said, score_hits, ContextQuery, Finding, Said, Selected};
 use crate::corpus::text;
 use crate::knowledge::{Category, Knowledge, SectionKind};
 use crate::search;
@@ -217,9 +217,9 @@ pub fn findings(
     // lobe, 1.8 cm").
     let title = match &sections[..] {
         [title, _, ..] if title.kind.is_none() => {
-            super::Said::of(&slice(&chars, title.span[0], title.span[1]))
+            Said::of(&slice(&chars, title.span[0], title.span[1]))
         }
-        _ => super::Said::new(Vec::new()),
+        _ => Said::new(Vec::new()),
     };
     let exam = Exam {
         organs: super::stated_organs(knowledge.lexicon, title.words(), |p| title.count(p)),
@@ -268,7 +268,7 @@ pub fn findings(
             // A line labelled with an organ of its own ("AIRWAYS:", "UPPER ABDOMEN:") ends the
             // block a bare heading above it opened ("LUNGS:"); "Nodule 1:" stays under it.
             if label.is_some() {
-                let said = super::Said::of(&slice(&original, from, body_from_of(label, from)));
+                let said = Said::of(&slice(&original, from, body_from_of(label, from)));
                 if !super::stated_organs(knowledge.lexicon, said.words(), |p| said.count(p))
                     .is_empty()
                 {
@@ -359,7 +359,7 @@ pub fn findings(
                     "{} {label_text} {sentence}",
                     heading.as_ref().map(|h| h.0.as_str()).unwrap_or_default()
                 );
-                let said = super::Said::of(&context);
+                let said = Said::of(&context);
                 let organs =
                     super::stated_organs(knowledge.lexicon, said.words(), |p| said.count(p));
                 if organs.is_empty() {
@@ -487,7 +487,7 @@ struct Exam {
     modalities: Vec<&'static str>,
     /// The title's words: a cue about an organ fires for a finding about that organ when the
     /// title states its phrase ("ULTRASOUND THYROID" for "Nodule 1: right lobe, 1.8 cm").
-    title: super::Said,
+    title: Said,
 }
 
 /// The systems of one finding: its own words read, with the examination's organs and the
@@ -499,7 +499,9 @@ fn rank(
     report: &Finding,
     exam: &Exam,
 ) -> (Vec<Selected>, Vec<super::Withheld>) {
-    let mut finding = read_finding(knowledge, text);
+    // The text is cut into words once, for its reading and its search.
+    let said = Said::of(text);
+    let mut finding = read_said(knowledge, text, &said);
     if finding.organs.is_empty() {
         finding.organs = exam.organs.clone();
     }
@@ -538,7 +540,7 @@ fn rank(
         max_tokens: query.max_tokens,
     };
     // The whole report was searched with its typo walks; a finding's own words match exactly.
-    let hits = search::rank(text, knowledge.ranking.finding_search_hits, false);
+    let hits = search::rank_words(said.words(), knowledge.ranking.finding_search_hits, false);
     let (mut systems, withheld) = score_hits(knowledge, &unit, &finding, &hits);
     let floor = systems.first().map_or(0.0, |s| s.score) * knowledge.ranking.finding_relative_floor;
     let floor = floor.max(knowledge.ranking.finding_min_score);

@@ -156,7 +156,11 @@ fn all_names() -> &'static Names {
 /// looks up the names that start with it, so the work grows with the text, not with the
 /// names times the text.
 pub fn named_systems(text: &str) -> Vec<Named> {
-    let words = text::words(text);
+    named_systems_in(text, &text::words(text))
+}
+
+/// [`named_systems`] of a text already cut into its folded words.
+pub fn named_systems_in(text: &str, words: &[String]) -> Vec<Named> {
     if words.is_empty() {
         return Vec::new();
     }
