@@ -438,7 +438,6 @@ fn run(op: Op, args: &Map<String, Value>) -> ToolResult {
     }
 }
 
-/// A required argument, by the name its tool gives the operation's `http_name` argument.
 /// A tool's structured answer with its markdown block, which also goes out as a second text
 /// part.
 fn with_markdown_block(answer: &impl Serialize, markdown: String) -> (Reply, Option<String>) {
@@ -455,6 +454,7 @@ fn with_markdown_block(answer: &impl Serialize, markdown: String) -> (Reply, Opt
     (value, Some(markdown))
 }
 
+/// A required argument, by the name its tool gives the operation's `http_name` argument.
 fn required(args: &Map<String, Value>, op: Op, http_name: &str) -> Result<String, ApiError> {
     let name = schema::arguments(op)
         .iter()

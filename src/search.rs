@@ -16,13 +16,12 @@
 use crate::corpus::compiled::{DocKind, DOCS, FST, POSTINGS, SYSTEMS};
 use crate::corpus::index::read_postings;
 use crate::corpus::text;
+use crate::corpus::text::FastHash;
 use crate::feature::FeatureError;
 use fst::automaton::Str;
 use fst::{Automaton, IntoStreamer, Map, Streamer};
 use serde::Serialize;
 use std::collections::{HashMap, HashSet};
-
-use crate::corpus::text::FastHash;
 
 /// The most hits a search returns.
 pub const MAX_LIMIT: usize = 50;
@@ -484,9 +483,8 @@ impl Ranking {
 }
 
 /// Ranks the documents for `query`, at most `limit`. With `typos`, unknown words are walked as
-/// possible typos; without, they match nothing (the many short texts of one request, such as a
-/// report's findings after the whole report was searched with them, so the request's typo
-/// walks stay those of one search).
+/// possible typos; without, they match nothing (the many short texts of one request, a report's
+/// findings, so that a request's typo walks do not grow with its findings).
 pub fn rank(query: &str, limit: usize, typos: bool) -> Ranking {
     rank_words(&text::words(query), limit, typos)
 }
@@ -509,7 +507,8 @@ pub fn rank_words(words: &[String], limit: usize, typos: bool) -> Ranking {
         let mut cell = cell.borrow_mut();
         let reached = cell.get_or_insert_with(Reached::new);
         reached.start(distinct);
-        rank_in(reached, &map, words, terms, &query_words, &typos, limit)
+        let last_word = words.last().map(String::as_str);
+        rank_in(reached, &map, last_word, terms, &query_words, &typos, limit)
     })
 }
 
@@ -517,13 +516,12 @@ pub fn rank_words(words: &[String], limit: usize, typos: bool) -> Ranking {
 fn rank_in(
     reached: &mut Reached,
     map: &Map<&'static [u8]>,
-    words: &[String],
+    last_word: Option<&str>,
     terms: Vec<String>,
     query_words: &QueryWords,
     typos: &HashSet<&str, FastHash>,
     limit: usize,
 ) -> Ranking {
-    let last_word = words.last().map(String::as_str);
     let distinct = query_words.slots.len();
     // Every (document, term) match, in term order, and every candidate of every term.
     let mut reasons: Vec<RawReason> = Vec::new();

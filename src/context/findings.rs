@@ -539,7 +539,8 @@ fn rank(
         detail: query.detail,
         max_tokens: query.max_tokens,
     };
-    // The whole report was searched with its typo walks; a finding's own words match exactly.
+    // A finding's words match exactly (no typo walks), so a report's walks do not grow with its
+    // findings.
     let hits = search::rank_words(said.words(), knowledge.ranking.finding_search_hits, false);
     let (mut systems, withheld) = score_hits(knowledge, &unit, &finding, &hits);
     let floor = systems.first().map_or(0.0, |s| s.score) * knowledge.ranking.finding_relative_floor;
