@@ -18,8 +18,7 @@ use crate::corpus::index::read_postings;
 use crate::corpus::text;
 use crate::corpus::text::FastHash;
 use crate::feature::FeatureError;
-use fst::automaton::Str;
-use fst::{Automaton, IntoStreamer, Map, Streamer};
+use fst::Map;
 use serde::Serialize;
 use std::collections::{HashMap, HashSet};
 
@@ -188,9 +187,8 @@ fn candidates(map: &Map<&'static [u8]>, term: &str, expand: Expand) -> Vec<Candi
     }
     let is_number = term.bytes().all(|b| b.is_ascii_digit() || b == b'.');
     if expand.prefix && term.len() >= 3 && !is_number {
-        let mut stream = map.search(Str::new(term).starts_with()).into_stream();
         let mut n = 0;
-        while let Some((key, id)) = stream.next() {
+        walk_prefixed(map.as_fst(), term.as_bytes(), |key, id| {
             if key != term.as_bytes() {
                 out.push(Candidate {
                     term: String::from_utf8_lossy(key).into_owned(),
@@ -199,11 +197,9 @@ fn candidates(map: &Map<&'static [u8]>, term: &str, expand: Expand) -> Vec<Candi
                     distance: 0,
                 });
                 n += 1;
-                if n >= MAX_EXPANSIONS {
-                    break;
-                }
             }
-        }
+            n < MAX_EXPANSIONS
+        });
     }
     // A word the index knows is taken as meant; only unknown words are treated as typos.
     let distance = if is_number || exact.is_some() || !expand.fuzzy {
@@ -684,6 +680,9 @@ pub fn edit_distance(a: &str, b: &str) -> u32 {
 pub const MAX_EDITS: u8 = 3;
 /// Cells of a row kept: those within [`MAX_EDITS`] of the diagonal.
 const BAND: usize = 2 * MAX_EDITS as usize + 1;
+/// Bytes of the query one step of [`Fuzzy`] compares a key's byte with: the band's columns and
+/// the one before them (a swap).
+const WINDOW: usize = BAND + 1;
 
 /// An `fst` automaton accepting the keys within `max` edits (optimal string alignment) of a
 /// query, over bytes.
@@ -807,6 +806,34 @@ impl<'a> Fuzzy<'a> {
         })
     }
 
+    /// The bytes a key may go on with from state `s` and stay within reach, when only bytes of
+    /// the query can: sorted, distinct, `len` of them. `None` when a byte outside the query
+    /// might keep the state alive (while the key has edits to spare).
+    ///
+    /// One step compares the key's byte only with the query's bytes in a window around the
+    /// state's depth; a byte outside that window is an edit wherever it goes.
+    fn live_bytes(&self, s: &FuzzyState) -> Option<([u8; WINDOW], usize)> {
+        let q = self.query;
+        let from = s.depth.saturating_sub(self.max as usize + 1);
+        let to = (s.depth + self.max as usize + 1).min(q.len());
+        let mut bytes = [0u8; WINDOW];
+        let mut len = 0;
+        for &b in q.get(from..to).unwrap_or_default() {
+            if !bytes[..len].contains(&b) {
+                bytes[len] = b;
+                len += 1;
+            }
+        }
+        // For such a byte every edit costs one, so each cell of the next row is one more than a
+        // cell of this row or than the depth (the cell of the empty query).
+        let least = s.row[..self.width()].iter().copied().min().unwrap_or(0);
+        if least.min(s.depth.min(u8::MAX as usize) as u8) < self.max {
+            return None;
+        }
+        bytes[..len].sort_unstable();
+        Some((bytes, len))
+    }
+
     /// Hands the keys of `fst` this automaton accepts, in key order, with their values to
     /// `visit`, until it returns `false`.
     ///
@@ -814,58 +841,31 @@ impl<'a> Fuzzy<'a> {
     /// stream reads the node behind every transition it tries and keeps dead branches on its
     /// stack until it pops them, where this walk drops a branch before reading its node. Fuzzy
     /// lookups are most of the cost of searching long text, and most of the branches they try
-    /// are dead.
+    /// are dead. Past the first bytes of a key, only a few bytes keep a state alive
+    /// ([`Fuzzy::live_bytes`]): those transitions are looked up instead of every transition of
+    /// the node being tried.
     pub fn walk<D: AsRef<[u8]>>(
         &self,
         fst: &fst::raw::Fst<D>,
         mut visit: impl FnMut(&[u8], u64) -> bool,
     ) {
-        struct Frame<'f> {
-            node: fst::raw::Node<'f>,
-            next: usize,
-            out: fst::raw::Output,
-            state: FuzzyState,
-        }
         let root = fst.root();
         let start = self.start_state();
         if root.is_final() && self.matches(&start) && !visit(&[], root.final_output().value()) {
             return;
         }
-        let mut key: Vec<u8> = Vec::new();
-        let mut stack = vec![Frame {
-            node: root,
-            next: 0,
-            out: fst::raw::Output::zero(),
-            state: start,
-        }];
-        while let Some(frame) = stack.last_mut() {
-            if frame.next == frame.node.len() {
-                // Done with this node; the root has no byte of its own, so the key stays empty.
-                stack.pop();
-                key.pop();
-                continue;
-            }
-            let t = frame.node.transition(frame.next);
-            frame.next += 1;
-            let Some(state) = self.step(&frame.state, t.inp) else {
-                continue;
-            };
-            let out = frame.out.cat(t.out);
-            let node = fst.node(t.addr);
-            key.push(t.inp);
-            if node.is_final()
-                && self.matches(&state)
-                && !visit(&key, out.cat(node.final_output()).value())
-            {
-                return;
-            }
-            stack.push(Frame {
-                node,
-                next: 0,
-                out,
-                state,
-            });
-        }
+        // A key within reach is at most `max` bytes longer than the query.
+        let deepest = self.query.len() + self.max as usize + 1;
+        let zero = fst::raw::Output::zero();
+        walk_below(
+            self,
+            fst,
+            root,
+            zero,
+            Vec::with_capacity(deepest),
+            start,
+            visit,
+        );
     }
 }
 
@@ -886,6 +886,160 @@ impl fst::Automaton for Fuzzy<'_> {
 
     fn accept(&self, state: &Self::State, byte: u8) -> Self::State {
         self.step(state.as_ref()?, byte)
+    }
+}
+
+/// What leads a walk of an fst's keys ([`walk_below`]): an automaton over bytes.
+trait Walker {
+    type State: Copy;
+    /// The state after one more byte of a key, or `None` when no key going on from here is
+    /// accepted.
+    fn step(&self, s: &Self::State, byte: u8) -> Option<Self::State>;
+    fn accepts(&self, s: &Self::State) -> bool;
+    /// The only bytes that may keep `s` alive, sorted and distinct (`len` of them), or `None`
+    /// when any byte may.
+    fn live_bytes(&self, s: &Self::State) -> Option<([u8; WINDOW], usize)>;
+}
+
+impl Walker for Fuzzy<'_> {
+    type State = FuzzyState;
+    fn step(&self, s: &FuzzyState, byte: u8) -> Option<FuzzyState> {
+        Fuzzy::step(self, s, byte)
+    }
+    fn accepts(&self, s: &FuzzyState) -> bool {
+        self.matches(s)
+    }
+    fn live_bytes(&self, s: &FuzzyState) -> Option<([u8; WINDOW], usize)> {
+        Fuzzy::live_bytes(self, s)
+    }
+}
+
+/// Every key below a node: what a prefix leads to.
+struct Below;
+
+impl Walker for Below {
+    type State = ();
+    fn step(&self, _: &(), _: u8) -> Option<()> {
+        Some(())
+    }
+    fn accepts(&self, _: &()) -> bool {
+        true
+    }
+    fn live_bytes(&self, _: &()) -> Option<([u8; WINDOW], usize)> {
+        None
+    }
+}
+
+/// Hands the keys of `fst` that start with `prefix`, in key order, with their values to
+/// `visit`, until it returns `false`: those of `fst`'s stream with `Str::starts_with`, without
+/// the stream's general machinery (a search's last word is expanded this way).
+pub fn walk_prefixed<D: AsRef<[u8]>>(
+    fst: &fst::raw::Fst<D>,
+    prefix: &[u8],
+    mut visit: impl FnMut(&[u8], u64) -> bool,
+) {
+    let mut node = fst.root();
+    let mut out = fst::raw::Output::zero();
+    for &b in prefix {
+        let Some(i) = node.find_input(b) else {
+            return;
+        };
+        let t = node.transition(i);
+        out = out.cat(t.out);
+        node = fst.node(t.addr);
+    }
+    if node.is_final() && !visit(prefix, out.cat(node.final_output()).value()) {
+        return;
+    }
+    let mut key = Vec::with_capacity(prefix.len() + 16);
+    key.extend_from_slice(prefix);
+    walk_below(&Below, fst, node, out, key, (), visit);
+}
+
+/// Hands the keys below `node` (reached by `key`, with output `out`, in state `start`) that
+/// `walker` accepts to `visit`, in key order, until it returns `false`; `node`'s own key is the
+/// caller's to give.
+///
+/// It reads a node only once a transition to it is alive, and past the first bytes of a key,
+/// where only a few bytes keep a state alive ([`Walker::live_bytes`]), it looks those
+/// transitions up instead of trying every transition of the node.
+fn walk_below<D: AsRef<[u8]>, W: Walker>(
+    walker: &W,
+    fst: &fst::raw::Fst<D>,
+    node: fst::raw::Node<'_>,
+    out: fst::raw::Output,
+    mut key: Vec<u8>,
+    start: W::State,
+    mut visit: impl FnMut(&[u8], u64) -> bool,
+) {
+    /// A node being walked: the transitions to try are all of them, or those of `tries`.
+    struct Frame<'f, S> {
+        node: fst::raw::Node<'f>,
+        next: usize,
+        tries: Option<([u8; WINDOW], usize)>,
+        out: fst::raw::Output,
+        state: S,
+    }
+    fn frame<'f, W: Walker>(
+        walker: &W,
+        node: fst::raw::Node<'f>,
+        out: fst::raw::Output,
+        state: W::State,
+    ) -> Frame<'f, W::State> {
+        // The transitions of the live bytes, in input order as the node keeps them; a node
+        // of one transition (most are) is tried as it is.
+        let few = node.len() <= 1;
+        let tries = (!few)
+            .then(|| walker.live_bytes(&state))
+            .flatten()
+            .map(|(bytes, len)| {
+                // A node has at most 256 transitions, so an index is a byte.
+                let mut at = [0u8; WINDOW];
+                let mut n = 0;
+                for &b in &bytes[..len] {
+                    if let Some(i) = node.find_input(b) {
+                        at[n] = i as u8;
+                        n += 1;
+                    }
+                }
+                (at, n)
+            });
+        Frame {
+            node,
+            next: 0,
+            tries,
+            out,
+            state,
+        }
+    }
+    let mut stack = Vec::with_capacity(key.capacity().max(8));
+    stack.push(frame(walker, node, out, start));
+    while let Some(frame_at) = stack.last_mut() {
+        let tried = frame_at.tries.map_or(frame_at.node.len(), |(_, n)| n);
+        if frame_at.next == tried {
+            // Done with this node (the key loses its byte; past the first node, the walk ends).
+            stack.pop();
+            key.pop();
+            continue;
+        }
+        let i = frame_at
+            .tries
+            .map_or(frame_at.next, |(at, _)| at[frame_at.next] as usize);
+        frame_at.next += 1;
+        let t = frame_at.node.transition(i);
+        let Some(state) = walker.step(&frame_at.state, t.inp) else {
+            continue;
+        };
+        let out = frame_at.out.cat(t.out);
+        let node = fst.node(t.addr);
+        key.push(t.inp);
+        if node.is_final()
+            && walker.accepts(&state)
+            && !visit(&key, out.cat(node.final_output()).value())
+        {
+            return;
+        }
+        stack.push(frame(walker, node, out, state));
     }
 }
 
@@ -1083,6 +1237,7 @@ mod tests {
     /// stream gives with the same automaton, and those the edit distance puts within `max`.
     #[test]
     fn fuzzy_walk_finds_exactly_the_keys_within_reach() {
+        use fst::IntoStreamer;
         let map = index();
         let keys = map.stream().into_str_vec().unwrap();
         let mut queries: Vec<String> = [
@@ -1147,6 +1302,47 @@ mod tests {
                 });
                 assert_eq!(first.len(), walked.len().min(2), "{query} within {max}");
             }
+        }
+    }
+
+    /// The prefix walk gives, in key order, exactly the keys `fst`'s own stream gives for the
+    /// prefix, and stops where it is told to.
+    #[test]
+    fn prefix_walk_finds_exactly_the_keys_of_the_prefix() {
+        use fst::automaton::{Automaton, Str};
+        use fst::{IntoStreamer, Streamer};
+        let map = index();
+        let keys = map.stream().into_str_vec().unwrap();
+        let mut prefixes: Vec<String> = ["", "a", "bos", "lung", "tirads", "zzzz", "lr", "1"]
+            .iter()
+            .map(|p| p.to_string())
+            .collect();
+        // Prefixes of keys spread over the index, and whole keys.
+        for (i, (key, _)) in keys.iter().enumerate().step_by(211) {
+            prefixes.push(key[..key.len().min(1 + i % 6)].to_string());
+            prefixes.push(key.clone());
+        }
+        for prefix in &prefixes {
+            let mut walked = Vec::new();
+            walk_prefixed(map.as_fst(), prefix.as_bytes(), |key, id| {
+                walked.push((String::from_utf8(key.to_vec()).unwrap(), id));
+                true
+            });
+            let mut streamed = Vec::new();
+            let mut stream = map.search(Str::new(prefix).starts_with()).into_stream();
+            while let Some((key, id)) = stream.next() {
+                streamed.push((String::from_utf8(key.to_vec()).unwrap(), id));
+            }
+            assert_eq!(walked, streamed, "{prefix:?}");
+            assert!(
+                !walked.is_empty() || !keys.iter().any(|(k, _)| k.starts_with(prefix.as_str()))
+            );
+            let mut first = 0;
+            walk_prefixed(map.as_fst(), prefix.as_bytes(), |_, _| {
+                first += 1;
+                first < 3
+            });
+            assert_eq!(first, walked.len().min(3), "{prefix:?}");
         }
     }
 
