@@ -338,6 +338,11 @@ struct Reached {
     /// Cells of 64 bits per reached document.
     cells: usize,
     seen: Vec<u64>,
+    /// Every (document, term) match of the query, in term order (buffers kept from query to
+    /// query, like the tables above).
+    reasons: Vec<RawReason>,
+    /// The documents the current term reached.
+    touched: Vec<usize>,
 }
 
 impl Reached {
@@ -351,6 +356,8 @@ impl Reached {
             latest: Vec::new(),
             cells: 0,
             seen: Vec::new(),
+            reasons: Vec::new(),
+            touched: Vec::new(),
         }
     }
 
@@ -364,6 +371,8 @@ impl Reached {
         self.count.clear();
         self.latest.clear();
         self.seen.clear();
+        self.reasons.clear();
+        self.touched.clear();
         self.cells = words.div_ceil(64);
     }
 
@@ -520,10 +529,9 @@ fn rank_in(
 ) -> Ranking {
     let distinct = query_words.slots.len();
     // Every (document, term) match, in term order, and every candidate of every term.
-    let mut reasons: Vec<RawReason> = Vec::new();
+    let mut reasons = std::mem::take(&mut reached.reasons);
     let mut candidates_seen: Vec<Candidate> = Vec::new();
-    // The documents the current term reached, kept from term to term.
-    let mut touched: Vec<usize> = Vec::new();
+    let mut touched = std::mem::take(&mut reached.touched);
     for (t, term) in terms.iter().enumerate() {
         let expand = Expand {
             prefix: last_word.is_some_and(|w| term.ends_with(w)),
@@ -614,6 +622,8 @@ fn rank_in(
         kept[from..].reverse();
         spans.push((from as u32, kept.len() as u32));
     }
+    reached.reasons = reasons;
+    reached.touched = touched;
     Ranking {
         terms,
         candidates: candidates_seen,
