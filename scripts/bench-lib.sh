@@ -37,10 +37,14 @@ config() {
 }
 
 WORKERD_PID=""
+# With INSPECT set (host:port) when workerd starts, its inspector listens there and each timed
+# row (load) starts with a full garbage collection in every isolate (benches/collect.mjs).
+INSPECT=""
 # Starts workerd on $OUT/<name>.capnp in its own process group; logs to $OUT/<name>.log.
 start_workerd() {
-    local name="$1"
-    (cd "$OUT" && exec setsid "$WORKERD" serve "$name.capnp" </dev/null >"$name.log" 2>&1) &
+    local name="$1" inspect=()
+    [ -z "$INSPECT" ] || inspect=(--inspector-addr="$INSPECT")
+    (cd "$OUT" && exec setsid "$WORKERD" serve "$name.capnp" "${inspect[@]}" </dev/null >"$name.log" 2>&1) &
     WORKERD_PID=$!
 }
 stop_workerd() {
@@ -49,6 +53,11 @@ stop_workerd() {
         wait "$WORKERD_PID" 2>/dev/null || true
     fi
     WORKERD_PID=""
+    INSPECT=""
+}
+# A full garbage collection in every isolate of the running workerd, when it has an inspector.
+collect() {
+    [ -z "$INSPECT" ] || "$ROOT/node_modules/.bin/node" "$ROOT/benches/collect.mjs" "$INSPECT" || die "garbage collection through $INSPECT"
 }
 wait_health() {
     for _ in $(seq 1 300); do
@@ -79,10 +88,12 @@ cold_start() {
     [ -n "$FIRST_MS" ] || { cat "$OUT/$name.log" >&2; die "$name did not answer on $url"; }
 }
 # One wrk run: load CONNS URL [LUA_SCRIPT ARGS...]; sets RPS, P50, P99 (microseconds),
-# REQUESTS and ERRORS.
+# REQUESTS and ERRORS. It starts from a collected heap (collect) unless COLLECTED=1 says the
+# caller has just collected.
 load() {
     local conns="$1" url="$2"; shift 2
     local out script=()
+    [ "${COLLECTED:-}" = 1 ] || collect
     if [ $# -gt 0 ]; then
         script=(-s "$1" "$url" --); shift
     else

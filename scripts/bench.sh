@@ -92,6 +92,7 @@ MP=$(free_port)
 FP=$(free_port)
 XP=$(free_port)
 config "$OUT/both.capnp" "$RP" "$MP" "$FP" "$XP"
+INSPECT="127.0.0.1:$(free_port)"
 start_workerd both
 R="http://127.0.0.1:$RP"
 M="http://127.0.0.1:$MP"
@@ -205,10 +206,9 @@ for path in files:
 PY
 mapfile -t ROWS <"$OUT/reports.tsv"
 # Warm-up: each report under load for a second, so the grounding code is compiled before any
-# row; then two seconds as the first row runs (the shortest report, 1 connection). The
-# warm-up's large answers leave the isolate a garbage collection of some 100-250 ms (measured:
-# the first row after it showed p99 130-210 ms, a second run of the same row 3-7 ms); the last
-# step takes it, so each row's p99 is its own garbage's, not the rows' before it.
+# row; then two seconds as the first row runs (the shortest report, 1 connection). Each row
+# then starts from a collected heap (collect), so its p99 is its own garbage's, not the rows'
+# before it.
 for f in "${REPORTS[@]}"; do
     wrk -t1 -c8 -d1s -s benches/ground.lua "$R" -- "$f" >/dev/null
 done
@@ -226,8 +226,10 @@ printf '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n
 CX_FIRST="" CX_LAST="" CX_OVER="" CX_OVER99=""
 for row in "${ROWS[@]}"; do
     IFS=$'\t' read -r file chars found bytes units <<<"$row"
+    # The collection before the row is not the row's CPU.
+    collect
     t0=$(cpu_ticks)
-    load 1 "$R" benches/ground.lua "$file"; one=("$RPS" "$P50" "$P99"); err1="$ERRORS"
+    COLLECTED=1 load 1 "$R" benches/ground.lua "$file"; one=("$RPS" "$P50" "$P99"); err1="$ERRORS"
     cpu=$(awk -v t="$(( $(cpu_ticks) - t0 ))" -v hz="$TICKS" -v n="$REQUESTS" \
         'BEGIN { printf "%.2f", t * 1000 / hz / n }')
     load 8 "$R" benches/ground.lua "$file"; eight=("$RPS" "$P50" "$P99"); err8="$ERRORS"
