@@ -4,7 +4,9 @@
 // workerd keeps a few hundred bytes of every request past the young generation's collections
 // (the constant-answer floor as much as radref), so an isolate's heap grows with the requests it
 // has answered until a full collection, whose pause grows with it: without this, a row's p99
-// depended on how many requests the rows before it had left behind.
+// depended on how many requests the rows before it had left behind. The bench's workerd config
+// exposes V8's `gc()` (`v8Flags`); the inspector's own HeapProfiler.collectGarbage never answers
+// in workerd.
 const [address] = process.argv.slice(2);
 const targets = await (await fetch(`http://${address}/json/list`)).json();
 for (const target of targets) {
@@ -14,19 +16,28 @@ for (const target of targets) {
     socket.onerror = () => reject(new Error(`cannot reach the inspector of ${target.title}`));
   });
   let id = 0;
+  let context = null;
   const pending = new Map();
   socket.onmessage = (message) => {
     const reply = JSON.parse(message.data);
+    if (reply.method === "Runtime.executionContextCreated") {
+      context = reply.params.context.id;
+    }
     pending.get(reply.id)?.(reply);
     pending.delete(reply.id);
   };
-  const call = (method) =>
+  const call = (method, params = {}) =>
     new Promise((resolve) => {
       pending.set(++id, resolve);
-      socket.send(JSON.stringify({ id, method, params: {} }));
+      socket.send(JSON.stringify({ id, method, params }));
     });
-  await call("HeapProfiler.enable");
-  await call("HeapProfiler.collectGarbage");
-  await call("HeapProfiler.disable");
+  // Runtime.enable reports the isolate's context, in which `gc()` is evaluated.
+  await call("Runtime.enable");
+  const reply = await call("Runtime.evaluate", { expression: "gc()", contextId: context });
+  await call("Runtime.disable");
   socket.close();
+  if (reply.error || reply.result?.exceptionDetails) {
+    console.error(`gc() in ${target.title}: ${JSON.stringify(reply.error ?? reply.result.exceptionDetails)}`);
+    process.exit(1);
+  }
 }
