@@ -122,6 +122,28 @@ pub struct Reason {
     pub field: &'static str,
 }
 
+/// A [`Reason`] as a [`Ranking`] holds it.
+#[derive(Clone, Copy, Debug)]
+pub struct ReasonRef<'a> {
+    pub term: &'a str,
+    pub matched: &'a str,
+    pub kind: MatchKind,
+    pub distance: Option<u32>,
+    pub field: &'static str,
+}
+
+impl ReasonRef<'_> {
+    pub fn owned(self) -> Reason {
+        Reason {
+            term: self.term.to_string(),
+            matched: self.matched.to_string(),
+            kind: self.kind,
+            distance: self.distance,
+            field: self.field,
+        }
+    }
+}
+
 /// A ranked search hit.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Hit {
@@ -449,41 +471,56 @@ impl Ranking {
 
     /// The ranked documents as hits, each with its reasons spelled out.
     pub fn hits(&self) -> Vec<Hit> {
-        self.docs
-            .iter()
-            .enumerate()
-            .map(|(rank, &(score, doc))| {
-                let d = &DOCS[doc];
-                let s = &SYSTEMS[d.system as usize];
-                let why = self
-                    .reasons_of(rank)
-                    .iter()
-                    .map(|r| {
-                        let c = &self.candidates[r.candidate as usize];
-                        Reason {
-                            term: self.terms[r.term as usize].clone(),
-                            matched: c.term.clone(),
-                            kind: c.kind,
-                            distance: (c.kind == MatchKind::Fuzzy).then_some(c.distance),
-                            field: r.field,
-                        }
-                    })
-                    .collect();
-                Hit {
-                    kind: match d.kind {
-                        DocKind::System => "system",
-                        DocKind::Outcome => "outcome",
-                    },
-                    slug: s.slug,
-                    system: s.short_name,
-                    code: (d.kind == DocKind::Outcome).then_some(d.code),
-                    label: d.label,
-                    score,
-                    why,
-                    doc,
-                }
+        (0..self.docs.len())
+            .map(|rank| Hit {
+                why: self.why(rank).map(|r| r.owned()).collect(),
+                ..self.hit_at(rank)
             })
             .collect()
+    }
+
+    /// The hit at `rank` without its reasons (`why` empty): see [`Ranking::why`].
+    pub fn hit_at(&self, rank: usize) -> Hit {
+        let (score, doc) = self.docs[rank];
+        let d = &DOCS[doc];
+        let s = &SYSTEMS[d.system as usize];
+        Hit {
+            kind: match d.kind {
+                DocKind::System => "system",
+                DocKind::Outcome => "outcome",
+            },
+            slug: s.slug,
+            system: s.short_name,
+            code: (d.kind == DocKind::Outcome).then_some(d.code),
+            label: d.label,
+            score,
+            why: Vec::new(),
+            doc,
+        }
+    }
+
+    /// The reasons of the hit at `rank`, in the query's term order, borrowed from the ranking
+    /// (the search route writes them as they are, without a `String` each).
+    pub fn why(&self, rank: usize) -> impl Iterator<Item = ReasonRef<'_>> {
+        self.reasons_of(rank).iter().map(|r| {
+            let c = &self.candidates[r.candidate as usize];
+            ReasonRef {
+                term: &self.terms[r.term as usize],
+                matched: &c.term,
+                kind: c.kind,
+                distance: (c.kind == MatchKind::Fuzzy).then_some(c.distance),
+                field: r.field,
+            }
+        })
+    }
+
+    /// How many hits it ranked.
+    pub fn len(&self) -> usize {
+        self.docs.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.docs.is_empty()
     }
 }
 

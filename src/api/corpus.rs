@@ -245,10 +245,10 @@ fn systems(request: &Request) -> Result<Response, ApiError> {
 /// `GET /api/v1/search`
 fn search(request: &Request) -> Result<Response, ApiError> {
     let query = args::search(request, Door::Http)?;
-    let hits = search::search(&query.text, query.limit);
+    let ranking = search::rank(&query.text, query.limit, true);
     Ok(cached(
         request,
-        Response::bytes(200, JSON, search_body(&query.text, &hits, query.limit)),
+        Response::bytes(200, JSON, search_body(&query.text, &ranking, query.limit)),
     ))
 }
 
@@ -256,10 +256,11 @@ fn search(request: &Request) -> Result<Response, ApiError> {
 /// with each hit's fields in the same (alphabetical) order as before, when the answer was built
 /// as a `serde_json::Value` and then serialised. Building that tree allocated a map per hit and
 /// per reason and cost as much as the search itself.
-fn search_body(q: &str, hits: &[search::Hit], limit: usize) -> Vec<u8> {
-    let mut out = Vec::with_capacity(512 + 400 * hits.len());
+fn search_body(q: &str, ranking: &search::Ranking, limit: usize) -> Vec<u8> {
+    let mut out = Vec::with_capacity(512 + 400 * ranking.len());
     out.extend_from_slice(b"{\"data\":[");
-    for (i, hit) in hits.iter().enumerate() {
+    for i in 0..ranking.len() {
+        let hit = ranking.hit_at(i);
         if i > 0 {
             out.push(b',');
         }
@@ -272,7 +273,10 @@ fn search_body(q: &str, hits: &[search::Hit], limit: usize) -> Vec<u8> {
         out.extend_from_slice(b"\"label\":");
         json_str(&mut out, hit.label);
         out.extend_from_slice(b",\"links\":{\"system\":");
-        json_str(&mut out, &format!("/api/v1/systems/{}", hit.slug));
+        out.extend_from_slice(b"\"/api/v1/systems/");
+        // A slug is lower-case letters, digits and hyphens: nothing to escape.
+        out.extend_from_slice(hit.slug.as_bytes());
+        out.push(b'"');
         out.extend_from_slice(b"},\"score\":");
         json_value(&mut out, &hit.score);
         out.extend_from_slice(b",\"slug\":");
@@ -282,7 +286,7 @@ fn search_body(q: &str, hits: &[search::Hit], limit: usize) -> Vec<u8> {
         out.extend_from_slice(b",\"type\":");
         json_str(&mut out, hit.kind);
         out.extend_from_slice(b",\"why\":[");
-        for (j, reason) in hit.why.iter().enumerate() {
+        for (j, reason) in ranking.why(i).enumerate() {
             if j > 0 {
                 out.push(b',');
             }
@@ -297,9 +301,9 @@ fn search_body(q: &str, hits: &[search::Hit], limit: usize) -> Vec<u8> {
             out.extend_from_slice(b",\"match\":");
             json_value(&mut out, &reason.kind);
             out.extend_from_slice(b",\"matched\":");
-            json_str(&mut out, &reason.matched);
+            json_str(&mut out, reason.matched);
             out.extend_from_slice(b",\"term\":");
-            json_str(&mut out, &reason.term);
+            json_str(&mut out, reason.term);
             out.push(b'}');
         }
         out.extend_from_slice(b"]}");
@@ -307,7 +311,7 @@ fn search_body(q: &str, hits: &[search::Hit], limit: usize) -> Vec<u8> {
     out.extend_from_slice(b"],\"meta\":{\"limit\":");
     json_value(&mut out, &limit);
     out.extend_from_slice(b",\"total\":");
-    json_value(&mut out, &hits.len());
+    json_value(&mut out, &ranking.len());
     out.extend_from_slice(b"},\"notice\":");
     json_str(&mut out, NOTICE);
     out.extend_from_slice(b",\"query\":");
@@ -412,10 +416,10 @@ mod tests {
             "qqqqzzzz",
         ] {
             for limit in [1, 10, 50] {
-                let hits = search::search(q, limit);
+                let ranking = search::rank(q, limit, true);
                 assert_eq!(
-                    String::from_utf8(search_body(q, &hits, limit)).unwrap(),
-                    String::from_utf8(as_value(q, &hits, limit)).unwrap(),
+                    String::from_utf8(search_body(q, &ranking, limit)).unwrap(),
+                    String::from_utf8(as_value(q, &ranking.hits(), limit)).unwrap(),
                     "{q} {limit}"
                 );
             }
