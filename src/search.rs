@@ -894,16 +894,12 @@ impl<'a> Fuzzy<'a> {
     pub fn walk<D: AsRef<[u8]>>(
         &self,
         fst: &fst::raw::Fst<D>,
-        mut visit: impl FnMut(&[u8], u64) -> bool,
+        visit: impl FnMut(&[u8], u64) -> bool,
     ) {
-        let root = fst.root();
-        let start = self.start_state();
-        if root.is_final() && self.matches(&start) && !visit(&[], root.final_output().value()) {
-            return;
-        }
         // A key within reach is at most `max` bytes longer than the query.
         let deepest = self.query.len() + self.max as usize + 1;
-        let zero = fst::raw::Output::zero();
+        let (root, zero) = (fst.root(), fst::raw::Output::zero());
+        let start = self.start_state();
         walk_below(
             self,
             fst,
@@ -983,7 +979,7 @@ impl Walker for Below {
 pub fn walk_prefixed<D: AsRef<[u8]>>(
     fst: &fst::raw::Fst<D>,
     prefix: &[u8],
-    mut visit: impl FnMut(&[u8], u64) -> bool,
+    visit: impl FnMut(&[u8], u64) -> bool,
 ) {
     let mut node = fst.root();
     let mut out = fst::raw::Output::zero();
@@ -995,17 +991,14 @@ pub fn walk_prefixed<D: AsRef<[u8]>>(
         out = out.cat(t.out);
         node = fst.node(t.addr);
     }
-    if node.is_final() && !visit(prefix, out.cat(node.final_output()).value()) {
-        return;
-    }
     let mut key = Vec::with_capacity(prefix.len() + 16);
     key.extend_from_slice(prefix);
     walk_below(&Below, fst, node, out, key, (), visit);
 }
 
 /// Hands the keys below `node` (reached by `key`, with output `out`, in state `start`) that
-/// `walker` accepts to `visit`, in key order, until it returns `false`; `node`'s own key is the
-/// caller's to give.
+/// `walker` accepts to `visit`, in key order (`node`'s own key first), until it returns
+/// `false`.
 ///
 /// It reads a node only once a transition to it is alive, and past the first bytes of a key,
 /// where only a few bytes keep a state alive ([`Walker::live_bytes`]), it looks those
@@ -1019,6 +1012,12 @@ fn walk_below<D: AsRef<[u8]>, W: Walker>(
     start: W::State,
     mut visit: impl FnMut(&[u8], u64) -> bool,
 ) {
+    if node.is_final()
+        && walker.accepts(&start)
+        && !visit(&key, out.cat(node.final_output()).value())
+    {
+        return;
+    }
     /// A node being walked: the transitions to try are all of them, or those of `tries`.
     struct Frame<'f, S> {
         node: fst::raw::Node<'f>,
