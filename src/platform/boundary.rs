@@ -158,6 +158,11 @@ const OWN_HEADERS: &[&str] = &["x-ratelimit-remaining", "x-ratelimit-reset", "re
 /// string only costs the decode, 4% of health's throughput.
 const STRING_BODY_MIN: usize = 2048;
 
+/// The size past which a written body crosses as a view of wasm memory again: decoding a
+/// grounded report's answer (tens to hundreds of KB) into a JS string, for the runtime to
+/// encode it back, was about a tenth of the grounding route's time (README, Performance).
+const STRING_BODY_MAX: usize = 32 * 1024;
+
 /// The runtime's response from the core's. A header name or value with a line break cannot be
 /// sent (the runtime refuses it too) and is an error.
 pub fn write_response(response: &Response) -> Result<web_sys::Response, String> {
@@ -183,10 +188,12 @@ pub fn write_response(response: &Response) -> Result<web_sys::Response, String> 
     match &response.body {
         // Prebuilt bytes (the corpus's static answers) and small bodies are copied by the
         // runtime from wasm memory; a larger body written for this answer crosses as text.
-        Cow::Owned(body) if body.len() >= STRING_BODY_MIN => match std::str::from_utf8(body) {
-            Ok(text) => respond_text(response.status, set, own, text),
-            Err(_) => respond_bytes(response.status, set, own, body),
-        },
+        Cow::Owned(body) if (STRING_BODY_MIN..=STRING_BODY_MAX).contains(&body.len()) => {
+            match std::str::from_utf8(body) {
+                Ok(text) => respond_text(response.status, set, own, text),
+                Err(_) => respond_bytes(response.status, set, own, body),
+            }
+        }
         Cow::Owned(body) => respond_bytes(response.status, set, own, body),
         Cow::Borrowed(body) => respond_bytes(response.status, set, own, body),
     }
