@@ -26,7 +26,7 @@ pub use render::markdown;
 use crate::corpus::compiled::{self, DocKind, SystemEntry, DOCS, SYSTEMS};
 use crate::corpus::source::Status;
 use crate::corpus::text;
-use crate::corpus::text::FastHash;
+use crate::corpus::text::{FastHash, Word};
 use crate::feature::FeatureError;
 use crate::knowledge::{Knowledge, Lexicon};
 use crate::search;
@@ -261,17 +261,17 @@ pub struct Finding {
 /// A short text (a line, a sentence) is scanned instead: building its table cost more than the
 /// few phrases ever looked up in it.
 pub(crate) struct Said {
-    words: Vec<String>,
-    at: Option<HashMap<String, Vec<usize>, FastHash>>,
+    words: Vec<Word>,
+    at: Option<HashMap<Word, Vec<usize>, FastHash>>,
 }
 
 /// Texts of at most this many words are scanned for a phrase rather than indexed.
 const SCANNED_WORDS: usize = 48;
 
 impl Said {
-    pub(crate) fn new(words: Vec<String>) -> Said {
+    pub(crate) fn new(words: Vec<Word>) -> Said {
         let at = (words.len() > SCANNED_WORDS).then(|| {
-            let mut at: HashMap<String, Vec<usize>, FastHash> =
+            let mut at: HashMap<Word, Vec<usize>, FastHash> =
                 HashMap::with_capacity_and_hasher(words.len(), FastHash::default());
             for (i, w) in words.iter().enumerate() {
                 match at.get_mut(w.as_str()) {
@@ -291,7 +291,7 @@ impl Said {
         Said::new(text::words(text))
     }
 
-    pub(crate) fn words(&self) -> &[String] {
+    pub(crate) fn words(&self) -> &[Word] {
         &self.words
     }
 
@@ -381,7 +381,7 @@ pub(crate) fn read_said(knowledge: &Knowledge, text: &str, said: &Said) -> Findi
 /// that occur are weighed: the lexicon's index finds them in one pass over the words.
 fn stated_organs(
     lexicon: &'static Lexicon,
-    words: &[String],
+    words: &[Word],
     count: impl Fn(&str) -> usize,
 ) -> Vec<&'static str> {
     let index = lexicon.index();
@@ -424,9 +424,9 @@ fn stated_modalities(lexicon: &Lexicon, said: &Said) -> Vec<&'static str> {
 /// The lines of a text, folded, each with the label of the heading line above it ("KIDNEYS:"
 /// alone on its line names the organ of the lines that follow, up to a blank line or the next
 /// heading). A one-line finding is one line.
-fn organ_lines(text: &str) -> Vec<Vec<String>> {
+fn organ_lines(text: &str) -> Vec<Vec<Word>> {
     let mut out = Vec::new();
-    let mut heading: Option<Vec<String>> = None;
+    let mut heading: Option<Vec<Word>> = None;
     for line in text.lines() {
         let words = text::words(line);
         if words.is_empty() {

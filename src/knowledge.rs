@@ -6,7 +6,7 @@
 //! time against the systems and compiled into the static tables below. Grounding's code holds
 //! the algorithms only; a new guideline version inherits its lineage's cues with no code change.
 
-use crate::corpus::text::FastHash;
+use crate::corpus::text::{FastHash, Word};
 
 pub use crate::corpus::source::{Category, Direction, SectionKind};
 
@@ -213,7 +213,7 @@ impl PhraseIndex {
     /// of the words.
     fn occurrences<'a>(
         &'a self,
-        words: &'a [String],
+        words: &'a [Word],
     ) -> impl Iterator<Item = (usize, &'static str)> + 'a {
         words.iter().enumerate().flat_map(move |(at, word)| {
             self.by_first
@@ -231,19 +231,19 @@ impl PhraseIndex {
     }
 
     /// Calls `found(item, phrase)` for each occurrence of a phrase as whole consecutive words.
-    pub fn each(&self, words: &[String], mut found: impl FnMut(usize, &'static str)) {
+    pub fn each(&self, words: &[Word], mut found: impl FnMut(usize, &'static str)) {
         for (item, phrase) in self.occurrences(words) {
             found(item, phrase);
         }
     }
 
     /// Whether any phrase occurs (stopping at the first).
-    pub fn any(&self, words: &[String]) -> bool {
+    pub fn any(&self, words: &[Word]) -> bool {
         self.occurrences(words).next().is_some()
     }
 
     /// The items with a phrase that occurs, each once, in the order first found.
-    pub fn items(&self, words: &[String]) -> Vec<usize> {
+    pub fn items(&self, words: &[Word]) -> Vec<usize> {
         let mut out: Vec<usize> = Vec::new();
         self.each(words, |item, _| {
             if !out.contains(&item) {

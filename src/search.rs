@@ -16,7 +16,7 @@
 use crate::corpus::compiled::{DocKind, DOCS, FST, POSTINGS, SYSTEMS};
 use crate::corpus::index::read_postings;
 use crate::corpus::text;
-use crate::corpus::text::FastHash;
+use crate::corpus::text::{FastHash, Word};
 use crate::feature::FeatureError;
 use fst::Map;
 use serde::Serialize;
@@ -257,17 +257,14 @@ fn candidates(map: &Map<&'static [u8]>, term: &str, expand: Expand) -> Vec<Candi
 
 /// The words of a query that may be typos: unknown to the index, long enough to fuzz, not
 /// numbers; the first [`MAX_FUZZY_WORDS`] of them in the order they were written.
-fn typo_candidates<'a>(
-    map: &Map<&'static [u8]>,
-    words: &'a [String],
-) -> HashSet<&'a str, FastHash> {
+fn typo_candidates<'a>(map: &Map<&'static [u8]>, words: &'a [Word]) -> HashSet<&'a str, FastHash> {
     let mut out = HashSet::default();
     for word in words {
         if out.len() == MAX_FUZZY_WORDS {
             break;
         }
         let is_number = word.bytes().all(|b| b.is_ascii_digit() || b == b'.');
-        if !is_number && fuzziness(word) > 0 && map.get(word).is_none() {
+        if !is_number && fuzziness(word) > 0 && map.get(word.as_str()).is_none() {
             out.insert(word.as_str());
         }
     }
@@ -288,7 +285,7 @@ struct QueryWords<'a> {
 }
 
 impl<'a> QueryWords<'a> {
-    fn new(words: &'a [String]) -> QueryWords<'a> {
+    fn new(words: &'a [Word]) -> QueryWords<'a> {
         let mut slots: HashMap<&str, (usize, bool), FastHash> =
             HashMap::with_capacity_and_hasher(words.len(), FastHash::default());
         for w in words {
@@ -298,7 +295,7 @@ impl<'a> QueryWords<'a> {
                 .and_modify(|(_, repeated)| *repeated = true)
                 .or_insert((next, false));
         }
-        let longest = words.iter().map(String::len).max().unwrap_or(0);
+        let longest = words.iter().map(|w| w.len()).max().unwrap_or(0);
         QueryWords { slots, longest }
     }
 
@@ -532,7 +529,7 @@ pub fn rank(query: &str, limit: usize, typos: bool) -> Ranking {
 }
 
 /// [`rank`] of a query already cut into its folded words.
-pub fn rank_words(words: &[String], limit: usize, typos: bool) -> Ranking {
+pub fn rank_words(words: &[Word], limit: usize, typos: bool) -> Ranking {
     if words.is_empty() {
         return Ranking::default();
     }
@@ -549,7 +546,7 @@ pub fn rank_words(words: &[String], limit: usize, typos: bool) -> Ranking {
         let mut cell = cell.borrow_mut();
         let reached = cell.get_or_insert_with(Reached::new);
         reached.start(distinct);
-        let last_word = words.last().map(String::as_str);
+        let last_word = words.last().map(Word::as_str);
         rank_in(reached, &map, last_word, terms, &query_words, &typos, limit)
     })
 }
@@ -1394,10 +1391,7 @@ mod tests {
 
     #[test]
     fn words_are_accounted_for_as_before() {
-        let words: Vec<String> = ["lung", "rads", "lung", "a"]
-            .iter()
-            .map(|w| w.to_string())
-            .collect();
+        let words: Vec<Word> = ["lung", "rads", "lung", "a"].map(Word::from).to_vec();
         let query = QueryWords::new(&words);
         let slot = |w: &str| query.slots[w].0;
         // A repeated word matched as itself accounts only for its first place.

@@ -16,6 +16,7 @@ use crate::corpus::source::{
     AsLine, Family, InputType, Line, Outcome, Reference, Status, Verification, NOTICE,
 };
 use crate::corpus::text;
+use crate::corpus::text::Word;
 use crate::knowledge::{Knowledge, SectionKind};
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -647,7 +648,7 @@ fn finding_evaluation(
     else {
         return (Vec::new(), Vec::new(), None);
     };
-    let folded: Vec<String> = words.iter().map(|w| w.text.clone()).collect();
+    let folded: Vec<Word> = words.iter().map(|w| w.text.clone()).collect();
     let negative = prefill::minus_signs(words, original);
     let index = text::WordIndex::new(&folded);
     let evaluated = Evaluated::of(

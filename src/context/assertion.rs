@@ -229,7 +229,7 @@ fn label_lines(
                     .triggers
                     .iter()
                     .flat_map(|t| t.words.iter())
-                    .any(|tw| *tw == words[w].text)
+                    .any(|tw| words[w].text == *tw)
             };
             let present = rest.clone().any(|w| {
                 marks[w].is_none()
@@ -346,7 +346,7 @@ mod tests {
     /// The words grounding keeps, and each ruled-out phrase as "category: phrase (trigger)".
     fn read(text: &str) -> (Vec<String>, Vec<String>) {
         let (kept, ruled) = kept(&ASSERTIONS, text);
-        let words = text::words(&kept);
+        let words = text::words(&kept).iter().map(|w| w.to_string()).collect();
         let ruled = ruled
             .iter()
             .map(|r| format!("{}: {} ({})", r.assertion.as_str(), r.text, r.trigger))
@@ -363,6 +363,20 @@ mod tests {
         let (words, ruled) = read("No pulmonary nodules. 8 mm solid nodule in the RUL.");
         assert_eq!(ruled, ["negated: pulmonary nodules (No)"]);
         assert_eq!(words, ["8", "mm", "solid", "nodule", "in", "the", "rul"]);
+    }
+
+    #[test]
+    fn a_vessel_that_is_patent_is_ruled_out_and_a_patent_foramen_ovale_is_not() {
+        let (words, ruled) =
+            read("The celiac axis, superior mesenteric artery and renal arteries are patent.");
+        assert_eq!(
+            ruled,
+            ["negated: celiac axis, superior mesenteric artery and renal arteries (are patent)"]
+        );
+        assert_eq!(words, ["the"]);
+        let (words, ruled) = read("Small patent foramen ovale.");
+        assert!(ruled.is_empty(), "{ruled:?}");
+        assert_eq!(words, ["small", "patent", "foramen", "ovale"]);
     }
 
     #[test]

@@ -12,6 +12,7 @@ use super::assertion::RuledOut;
 use super::report::{self, Section};
 use super::{read_said, score_hits, ContextQuery, Finding, Said, Selected};
 use crate::corpus::text;
+use crate::corpus::text::Word;
 use crate::knowledge::{Category, Knowledge, SectionKind};
 use crate::search;
 use serde::Serialize;
@@ -130,7 +131,7 @@ fn sentences(chars: &[char], from: usize, to: usize) -> Vec<(usize, usize)> {
 fn clauses(knowledge: &Knowledge, chars: &[char], from: usize, to: usize) -> Vec<(usize, usize)> {
     let sentence: String = chars[from..to].iter().collect();
     let words = text::spans(&sentence);
-    let folded: Vec<String> = words.iter().map(|w| w.text.clone()).collect();
+    let folded: Vec<Word> = words.iter().map(|w| w.text.clone()).collect();
     let (sizes, _) = super::prefill::sizes_and_age(knowledge.lexicon, &folded);
     let mut out = Vec::new();
     let (mut start, mut since) = (from, 0);
@@ -172,7 +173,7 @@ fn body_from_of(label: Option<(usize, usize)>, from: usize) -> usize {
 /// "spondylosis", a system's name); not a recommendation ("Recommend follow-up CT ..."). An
 /// organ alone is not a finding ("the hepatic veins are patent", "atelectasis at both lung
 /// bases"), nor is a size alone ("Spleen: normal in size, 10 cm").
-fn reports_on(knowledge: &Knowledge, words: &[String]) -> bool {
+fn reports_on(knowledge: &Knowledge, words: &[Word]) -> bool {
     let lexicon = knowledge.lexicon;
     if words
         .first()
@@ -188,7 +189,7 @@ fn reports_on(knowledge: &Knowledge, words: &[String]) -> bool {
 
 /// Whether folded words name an organ or a finding: what a ruled-out sentence must have named
 /// to be listed as a finding the text rules out ("Thyroid: unremarkable").
-fn names_something(knowledge: &Knowledge, words: &[String]) -> bool {
+fn names_something(knowledge: &Knowledge, words: &[Word]) -> bool {
     reports_on(knowledge, words) || knowledge.lexicon.index().organs.any(words)
 }
 
@@ -292,7 +293,7 @@ pub fn findings(
                 // What the sentence still asserts, with its line's label: "Nodule 1: right
                 // lobe, 1.8 cm, solid" reports on the nodule its label names. (The words of
                 // two texts joined by a space are the words of each, in turn.)
-                let own: Vec<String> = label_words.iter().chain(&sentence_words).cloned().collect();
+                let own: Vec<Word> = label_words.iter().chain(&sentence_words).cloned().collect();
                 // A sentence whose every word is ruled out asserts nothing, whatever its label.
                 let asserts = sentence_words
                     .iter()
@@ -316,8 +317,7 @@ pub fn findings(
                         .iter()
                         .filter(|r| r.span[0] < trim_to && r.span[1] > from_here)
                         .collect();
-                    let said: Vec<String> =
-                        rules.iter().flat_map(|r| text::words(&r.text)).collect();
+                    let said: Vec<Word> = rules.iter().flat_map(|r| text::words(&r.text)).collect();
                     let rule = rules
                         .iter()
                         .find(|r| names_something(knowledge, &text::words(&r.text)))
@@ -429,14 +429,14 @@ const RESTATED_WORDS: usize = 2;
 /// letters or more, at least [`RESTATED_WORDS`]), so it reaches the same organ. The pairs are
 /// bounded by the findings a text holds.
 fn restate(knowledge: &Knowledge, found: &mut [(usize, Group, String)]) {
-    let content = |text: &str| -> std::collections::BTreeSet<String> {
+    let content = |text: &str| -> std::collections::BTreeSet<Word> {
         text::words(text)
             .into_iter()
             .filter(|w| w.len() >= 4 || w.starts_with(|c: char| c.is_ascii_digit()))
             .collect()
     };
     let names_organ = |text: &str| knowledge.lexicon.index().organs.any(&text::words(text));
-    let bodies: Vec<(bool, std::collections::BTreeSet<String>)> = found
+    let bodies: Vec<(bool, std::collections::BTreeSet<Word>)> = found
         .iter()
         .map(|(key, _, context)| (*key == 0, content(context)))
         .collect();

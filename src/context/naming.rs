@@ -23,7 +23,7 @@
 use crate::corpus::compiled::{SystemEntry, SYSTEMS};
 use crate::corpus::source::Status;
 use crate::corpus::text;
-use crate::corpus::text::FastHash;
+use crate::corpus::text::{FastHash, Word};
 
 /// A system the finding names, with the name it used (as the corpus writes it).
 #[derive(Clone, Debug, PartialEq)]
@@ -114,7 +114,7 @@ struct Name {
     index: usize,
     name: &'static str,
     tier: Tier,
-    words: Vec<String>,
+    words: Vec<Word>,
 }
 
 /// Every name worth matching, folded once per isolate, and the names by their first word. A
@@ -122,7 +122,7 @@ struct Name {
 /// text.
 struct Names {
     all: Vec<Name>,
-    by_first: std::collections::HashMap<String, Vec<usize>, FastHash>,
+    by_first: std::collections::HashMap<Word, Vec<usize>, FastHash>,
 }
 
 fn all_names() -> &'static Names {
@@ -132,7 +132,7 @@ fn all_names() -> &'static Names {
         for (index, system) in SYSTEMS.iter().enumerate() {
             for (name, tier) in names(system) {
                 let words = text::words(name);
-                let chars: usize = words.iter().map(String::len).sum();
+                let chars: usize = words.iter().map(|w| w.len()).sum();
                 if chars >= 3 {
                     all.push(Name {
                         index,
@@ -143,7 +143,7 @@ fn all_names() -> &'static Names {
                 }
             }
         }
-        let mut by_first: std::collections::HashMap<String, Vec<usize>, FastHash> =
+        let mut by_first: std::collections::HashMap<Word, Vec<usize>, FastHash> =
             std::collections::HashMap::default();
         for (k, n) in all.iter().enumerate() {
             by_first.entry(n.words[0].clone()).or_default().push(k);
@@ -160,7 +160,7 @@ pub fn named_systems(text: &str) -> Vec<Named> {
 }
 
 /// [`named_systems`] of a text already cut into its folded words.
-pub fn named_systems_in(text: &str, words: &[String]) -> Vec<Named> {
+pub fn named_systems_in(text: &str, words: &[Word]) -> Vec<Named> {
     if words.is_empty() {
         return Vec::new();
     }

@@ -29,6 +29,7 @@ use crate::corpus::compiled::Logic;
 use crate::corpus::evaluate::{Given, Inputs};
 use crate::corpus::source::{Input, InputType, InputValue};
 use crate::corpus::text;
+use crate::corpus::text::Word;
 use crate::knowledge::Lexicon;
 use std::collections::BTreeMap;
 
@@ -69,11 +70,11 @@ pub struct Age {
 }
 
 /// Sizes ("8 mm", "8mm", "1.5 cm") and the age ("67-year-old", "67 yo") in folded words.
-pub fn sizes_and_age(lexicon: &Lexicon, words: &[String]) -> (Vec<SizeMention>, Option<Age>) {
+pub fn sizes_and_age(lexicon: &Lexicon, words: &[Word]) -> (Vec<SizeMention>, Option<Age>) {
     let mut sizes = Vec::new();
     let mut age = None;
     for (i, w) in words.iter().enumerate() {
-        let next = words.get(i + 1).map(String::as_str);
+        let next = words.get(i + 1).map(Word::as_str);
         let (number, unit, end) = match w.find(|c: char| c.is_ascii_alphabetic()) {
             // "8mm", "1.5cm"
             Some(pos) if pos > 0 => (&w[..pos], Some(&w[pos..]), i + 1),
@@ -115,7 +116,7 @@ struct LengthInput<'a> {
     aside: Vec<&'static str>,
     /// The other words of its label that qualify what is measured; a hyphenated compound
     /// ("part-solid", "sub-solid") is one qualifier of several words.
-    qualifiers: Vec<Vec<String>>,
+    qualifiers: Vec<Vec<Word>>,
 }
 
 impl<'a> LengthInput<'a> {
@@ -173,7 +174,7 @@ impl<'a> LengthInput<'a> {
     /// How far the words near a size agree with this input's qualifiers: the words of the
     /// qualifiers they state in full (so "part solid" outweighs "solid", and "solid" alone is
     /// not "sub-solid").
-    fn agreement(&self, near: &[String]) -> usize {
+    fn agreement(&self, near: &[Word]) -> usize {
         self.qualifiers
             .iter()
             .filter(|q| near.windows(q.len()).any(|w| w == &q[..]))
@@ -199,10 +200,10 @@ impl<'a> LengthInput<'a> {
 /// with the words that qualify it.
 fn measures(
     lexicon: &Lexicon,
-    words: &[String],
+    words: &[Word],
     size: &SizeMention,
-) -> (Option<&'static str>, Vec<String>) {
-    let is_number = |w: &String| w.starts_with(|c: char| c.is_ascii_digit());
+) -> (Option<&'static str>, Vec<Word>) {
+    let is_number = |w: &Word| w.starts_with(|c: char| c.is_ascii_digit());
     let after = &words[size.end.min(words.len())..(size.end + 4).min(words.len())];
     let mut near = Vec::new();
     for w in after {
@@ -232,12 +233,12 @@ fn measures(
 fn fill_sizes(
     lexicon: &Lexicon,
     lengths: &[LengthInput],
-    words: &[String],
+    words: &[Word],
     sizes: &[SizeMention],
     out: &mut Filled,
 ) {
     let mut filled = vec![false; lengths.len()];
-    let mut read: Vec<(Option<&'static str>, Vec<String>)> = Vec::new();
+    let mut read: Vec<(Option<&'static str>, Vec<Word>)> = Vec::new();
     for size in sizes {
         let (noun, near) = measures(lexicon, words, size);
         if let Some(noun) = noun {
@@ -287,11 +288,11 @@ struct Stated<'a> {
 }
 
 /// The phrases a value may be written as: its id with spaces and its label, when specific.
-fn phrases(lexicon: &Lexicon, value: &str, label: &str) -> Vec<Vec<String>> {
-    let mut out: Vec<Vec<String>> = Vec::new();
+fn phrases(lexicon: &Lexicon, value: &str, label: &str) -> Vec<Vec<Word>> {
+    let mut out: Vec<Vec<Word>> = Vec::new();
     for p in [text::words(&value.replace('_', " ")), text::words(label)] {
         let joined = p.join(" ");
-        let chars: usize = p.iter().map(String::len).sum();
+        let chars: usize = p.iter().map(|w| w.len()).sum();
         let has_digit = joined.chars().any(|c| c.is_ascii_digit());
         let has_letter = joined.chars().any(|c| c.is_ascii_alphabetic());
         let specific = has_letter && (chars >= 4 || has_digit);
@@ -309,10 +310,10 @@ thread_local! {
 }
 
 /// Phrases by (lexicon, value) address.
-type PhrasesByValue = std::collections::HashMap<(usize, usize), &'static [Vec<String>]>;
+type PhrasesByValue = std::collections::HashMap<(usize, usize), &'static [Vec<Word>]>;
 
 /// [`phrases`] of a value of the corpus, kept for the isolate's life.
-fn value_phrases(lexicon: &'static Lexicon, value: &'static InputValue) -> &'static [Vec<String>] {
+fn value_phrases(lexicon: &'static Lexicon, value: &'static InputValue) -> &'static [Vec<Word>] {
     let key = (
         std::ptr::from_ref(lexicon) as usize,
         std::ptr::from_ref(value) as usize,
@@ -676,7 +677,7 @@ mod tests {
         let index = SYSTEMS.iter().position(|s| s.slug == slug).unwrap();
         let spans = text::spans(text);
         let chars: Vec<char> = text.chars().collect();
-        let words: Vec<String> = spans.iter().map(|w| w.text.clone()).collect();
+        let words: Vec<Word> = spans.iter().map(|w| w.text.clone()).collect();
         let negative = minus_signs(&spans, &chars);
         let index_of_words = text::WordIndex::new(&words);
         prefill_signed(

@@ -6,6 +6,7 @@
 //! images through the kidneys" describes the examination, not the kidneys.
 
 use crate::corpus::text;
+use crate::corpus::text::Word;
 use crate::knowledge::{Lexicon, SectionKind};
 use serde::Serialize;
 use std::borrow::Cow;
@@ -35,7 +36,7 @@ pub fn heading(lexicon: &Lexicon, line: &str) -> Option<SectionKind> {
 /// Whether a line is a heading of its own ("KIDNEYS:", "Lungs and airways:"): up to four
 /// words (`words`, the line's folded words) ending in a colon. Its words name what the lines
 /// below it report on.
-pub fn bare_heading(line: &str, words: &[String]) -> bool {
+pub fn bare_heading(line: &str, words: &[Word]) -> bool {
     !words.is_empty() && words.len() <= 4 && line.trim_end().ends_with(':')
 }
 

@@ -11,6 +11,7 @@
 use super::assertion::RuledOut;
 use super::prefill;
 use crate::corpus::text;
+use crate::corpus::text::Word;
 use crate::knowledge::{Category, Knowledge};
 use serde::Serialize;
 
@@ -59,7 +60,7 @@ pub fn read(knowledge: &Knowledge, original: &str, ruled: &[RuledOut]) -> Settin
     }
     let kept: String = chars.iter().collect();
     let spans = text::spans(&kept);
-    let words: Vec<String> = spans.iter().map(|s| s.text.clone()).collect();
+    let words: Vec<Word> = spans.iter().map(|s| s.text.clone()).collect();
     let index = text::WordIndex::new(&words);
     let mut setting = Setting::default();
     for entry in knowledge.lexicon.settings {
@@ -67,7 +68,7 @@ pub fn read(knowledge: &Knowledge, original: &str, ruled: &[RuledOut]) -> Settin
             .phrases
             .iter()
             .filter_map(|p| {
-                let phrase: Vec<String> = p.split(' ').map(String::from).collect();
+                let phrase: Vec<Word> = p.split(' ').map(Word::from).collect();
                 let first = index.starts(&phrase).next();
                 first.map(|at| (at, at + phrase.len()))
             })

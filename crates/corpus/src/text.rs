@@ -62,16 +62,135 @@ fn fold(c: char) -> Option<char> {
 
 /// Splits text into folded words: runs of letters and digits. A decimal point between digits
 /// is kept ("1.5" stays one word) so thresholds remain searchable.
-pub fn words(text: &str) -> Vec<String> {
+pub fn words(text: &str) -> Vec<Word> {
     let mut out = Vec::with_capacity(text.len() / 6);
-    cut(text, |word, _, _| out.push(word.to_owned()));
+    cut(text, |word, _, _| out.push(Word::from(word)));
     out
+}
+
+/// A folded word: lower-case ASCII letters and digits, with a decimal point between digits
+/// ("1.5"). It reads, compares, orders and hashes as a `str`. A word of up to [`Word::INLINE`] bytes, nearly every word of
+/// a report, is held in place, so cutting a text allocates its list of words and not each
+/// word: a whole report is cut into words several times over as it is read, and those
+/// allocations were a third of a grounding's time (README, Performance).
+#[derive(Clone)]
+pub struct Word(Held);
+
+#[derive(Clone)]
+enum Held {
+    /// The word's bytes, copied whole from a `&str`, and how many there are.
+    Inline {
+        len: u8,
+        bytes: [u8; Word::INLINE],
+    },
+    Heap(Box<str>),
+}
+
+impl Word {
+    /// The longest word held in place, in bytes: a `Word` is then as large as a `String`.
+    pub const INLINE: usize = 22;
+
+    pub fn as_str(&self) -> &str {
+        match &self.0 {
+            Held::Inline { len, bytes } => {
+                let bytes = &bytes[..usize::from(*len)];
+                // SAFETY: `Word::from` copied these bytes whole from a `&str`, and nothing
+                // writes them after, so they are UTF-8.
+                unsafe { std::str::from_utf8_unchecked(bytes) }
+            }
+            Held::Heap(word) => word,
+        }
+    }
+}
+
+/// A word of text already folded ([`words`] makes them); any other text is held as it is.
+impl From<&str> for Word {
+    fn from(word: &str) -> Word {
+        match u8::try_from(word.len()) {
+            Ok(len) if word.len() <= Word::INLINE => {
+                let mut bytes = [0; Word::INLINE];
+                bytes[..word.len()].copy_from_slice(word.as_bytes());
+                Word(Held::Inline { len, bytes })
+            }
+            _ => Word(Held::Heap(word.into())),
+        }
+    }
+}
+
+impl std::ops::Deref for Word {
+    type Target = str;
+    fn deref(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl AsRef<str> for Word {
+    fn as_ref(&self) -> &str {
+        self.as_str()
+    }
+}
+
+/// Words compare, order and hash as their text, so a table of words answers a `&str`.
+impl std::borrow::Borrow<str> for Word {
+    fn borrow(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl PartialEq for Word {
+    fn eq(&self, other: &Word) -> bool {
+        self.as_str() == other.as_str()
+    }
+}
+
+impl Eq for Word {}
+
+impl PartialEq<str> for Word {
+    fn eq(&self, other: &str) -> bool {
+        self.as_str() == other
+    }
+}
+
+impl PartialEq<&str> for Word {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
+}
+
+impl PartialOrd for Word {
+    fn partial_cmp(&self, other: &Word) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Word {
+    fn cmp(&self, other: &Word) -> std::cmp::Ordering {
+        self.as_str().cmp(other.as_str())
+    }
+}
+
+impl std::hash::Hash for Word {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.as_str().hash(state)
+    }
+}
+
+impl std::fmt::Display for Word {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl std::fmt::Debug for Word {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Debug::fmt(self.as_str(), f)
+    }
 }
 
 /// A folded word and where it stands in the text, in characters: `[start, end)`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Span {
-    pub text: String,
+    pub text: Word,
     pub start: usize,
     pub end: usize,
 }
@@ -81,7 +200,7 @@ pub fn spans(text: &str) -> Vec<Span> {
     let mut out = Vec::with_capacity(text.len() / 6);
     cut(text, |word, start, end| {
         out.push(Span {
-            text: word.to_owned(),
+            text: Word::from(word),
             start,
             end,
         })
@@ -95,9 +214,42 @@ pub fn spans(text: &str) -> Vec<Span> {
 fn cut(text: &str, word: impl FnMut(&str, usize, usize)) {
     // Most reports are ASCII: a character is then a byte, folded by a table, with no decoding.
     if text.is_ascii() {
-        cut_folded(text.bytes().map(char::from), fold_ascii, word)
+        cut_ascii(text.as_bytes(), word)
     } else {
         cut_folded(text.chars(), fold, word)
+    }
+}
+
+/// [`cut`] of ASCII text, a byte at a time: each word's run of bytes is folded by the table
+/// into one buffer, with no character decoded or encoded.
+fn cut_ascii(text: &[u8], mut word: impl FnMut(&str, usize, usize)) {
+    let folded = |b: u8| ASCII_FOLD[usize::from(b & 0x7f)];
+    let mut current: Vec<u8> = Vec::with_capacity(32);
+    let mut i = 0;
+    while i < text.len() {
+        if folded(text[i]) == 0 {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        current.clear();
+        loop {
+            while let Some(f) = text.get(i).map(|&b| folded(b)).filter(|&f| f != 0) {
+                current.push(f);
+                i += 1;
+            }
+            // A decimal point between digits stays in the word ("1.5").
+            let decimal = text.get(i) == Some(&b'.')
+                && current.last().is_some_and(u8::is_ascii_digit)
+                && text.get(i + 1).is_some_and(u8::is_ascii_digit);
+            if !decimal {
+                break;
+            }
+            current.push(b'.');
+            i += 1;
+        }
+        // The table folds to ASCII letters and digits only.
+        word(std::str::from_utf8(&current).unwrap_or_default(), start, i);
     }
 }
 
@@ -150,12 +302,6 @@ const ASCII_FOLD: [u8; 128] = {
     table
 };
 
-/// [`fold`] of an ASCII character, by the table.
-fn fold_ascii(c: char) -> Option<char> {
-    let f = ASCII_FOLD[c as usize & 0x7f];
-    (f != 0).then_some(char::from(f))
-}
-
 /// The terms of a short identifying text (a name, an abbreviation, a code, a query): every word,
 /// plus every pair of adjacent words joined, plus the whole text joined when it has up to four
 /// words ("lung rads 4b" → `lungrads4b`).
@@ -164,8 +310,8 @@ pub fn identity_terms(text: &str) -> Vec<String> {
 }
 
 /// [`identity_terms`] of a text already cut into folded words.
-pub fn identity_terms_of(words: &[String]) -> Vec<String> {
-    let mut terms = words.to_vec();
+pub fn identity_terms_of(words: &[Word]) -> Vec<String> {
+    let mut terms: Vec<String> = words.iter().map(Word::to_string).collect();
     for pair in words.windows(2) {
         terms.push(format!("{}{}", pair[0], pair[1]));
     }
@@ -182,6 +328,7 @@ pub fn text_terms(text: &str) -> Vec<String> {
     let mut terms: Vec<String> = words(text)
         .into_iter()
         .filter(|w| !STOPWORDS.contains(&w.as_str()))
+        .map(|w| w.to_string())
         .collect();
     terms.sort();
     terms.dedup();
@@ -192,7 +339,7 @@ pub fn text_terms(text: &str) -> Vec<String> {
 /// given `at`, the places each word stands: one lookup of its first word, then the rest
 /// compared in place. The matching of every word index.
 pub fn phrase_count<'a>(
-    words: &[String],
+    words: &[Word],
     at: impl Fn(&str) -> Option<&'a [usize]>,
     phrase: &str,
 ) -> usize {
@@ -214,7 +361,7 @@ pub fn phrase_count<'a>(
 /// Where each word of a text occurs, so that finding a phrase looks only at the places its
 /// first word is, instead of walking the whole text once per phrase.
 pub struct WordIndex<'w> {
-    words: &'w [String],
+    words: &'w [Word],
     at: std::collections::HashMap<&'w str, Vec<usize>, FastHash>,
 }
 
@@ -224,7 +371,7 @@ pub type FastHash = std::hash::BuildHasherDefault<ahash::AHasher>;
 
 impl<'w> WordIndex<'w> {
     /// Indexes folded words (from [`words`]).
-    pub fn new(words: &'w [String]) -> WordIndex<'w> {
+    pub fn new(words: &'w [Word]) -> WordIndex<'w> {
         let mut at: std::collections::HashMap<&str, Vec<usize>, FastHash> =
             std::collections::HashMap::with_capacity_and_hasher(words.len(), FastHash::default());
         for (i, w) in words.iter().enumerate() {
@@ -234,7 +381,7 @@ impl<'w> WordIndex<'w> {
     }
 
     /// The words indexed.
-    pub fn words(&self) -> &'w [String] {
+    pub fn words(&self) -> &'w [Word] {
         self.words
     }
 
@@ -249,7 +396,7 @@ impl<'w> WordIndex<'w> {
     }
 
     /// Where the phrase (folded words) starts, in order.
-    pub fn starts<'a>(&'a self, phrase: &'a [String]) -> impl Iterator<Item = usize> + 'a {
+    pub fn starts<'a>(&'a self, phrase: &'a [Word]) -> impl Iterator<Item = usize> + 'a {
         let first = phrase.first().and_then(|w| self.at.get(w.as_str()));
         first.into_iter().flatten().copied().filter(move |&p| {
             self.words
@@ -269,13 +416,12 @@ mod tests {
             "Right lobe: 1.8 cm solid nodule (TR4). LR-5, 2.3x1.1 cm; Bosniak IIF.",
             "  trailing 3.  and 4.5.6 mm, -15 HU, v1.2a end.",
             "a.b 1.a .5 5. x",
+            "1..2 3.4.5 7.x9 ab1.2cd 0.5. 9.",
             "",
         ];
         for text in samples {
             let (mut ascii, mut chars) = (Vec::new(), Vec::new());
-            cut_folded(text.bytes().map(char::from), fold_ascii, |w, a, b| {
-                ascii.push((w.to_string(), a, b))
-            });
+            cut_ascii(text.as_bytes(), |w, a, b| ascii.push((w.to_string(), a, b)));
             cut_folded(text.chars(), fold, |w, a, b| {
                 chars.push((w.to_string(), a, b))
             });
@@ -324,6 +470,42 @@ mod tests {
         assert_eq!(index.starts(&solid).collect::<Vec<_>>(), vec![1, 3]);
         let tail = words("it again");
         assert_eq!(index.starts(&tail).count(), 0);
+    }
+
+    #[test]
+    fn a_word_reads_compares_and_orders_as_its_text_held_in_place_or_not() {
+        use std::collections::{BTreeSet, HashMap};
+        let long = "pneumoperitoneumpneumoperitoneum";
+        let texts = [
+            "",
+            "a",
+            "1.5",
+            "abcdefghijklmnopqrstuv",
+            "abcdefghijklmnopqrstuvw",
+            long,
+        ];
+        assert_eq!(texts[3].len(), Word::INLINE);
+        for text in texts {
+            let word = Word::from(text);
+            assert_eq!(word.as_str(), text);
+            assert_eq!(word.len(), text.len());
+            assert!(word == text);
+            assert_eq!(word.to_string(), text);
+            assert_eq!(format!("{word:?}"), format!("{text:?}"));
+        }
+        // Ordering and equality follow the text across the two ways a word is held.
+        let held: BTreeSet<Word> = texts.iter().map(|&t| Word::from(t)).collect();
+        let plain: BTreeSet<&str> = texts.into_iter().collect();
+        assert!(held.iter().map(Word::as_str).eq(plain.iter().copied()));
+        // A table of words answers a `&str`.
+        let at: HashMap<Word, usize> = texts.iter().map(|&t| (Word::from(t), t.len())).collect();
+        assert_eq!(at.get(long), Some(&long.len()));
+        assert_eq!(
+            [Word::from("lung"), Word::from("rads")].join(" "),
+            "lung rads"
+        );
+        assert_eq!(words(&format!("A {long}."))[1].as_str(), long);
+        assert_eq!(std::mem::size_of::<Word>(), std::mem::size_of::<String>());
     }
 
     #[test]
