@@ -258,8 +258,9 @@ echo "the search mix in the same process: ${SEARCH_RPS[1]} requests/s at 1 conne
 echo "latency at 1 connection on an otherwise idle machine approximates the worker's CPU time per"
 echo "request (one request at a time, none queued; loopback HTTP and wrk add some tens of µs, and"
 echo "wrk shares the cores); the CPU column is the workerd process's CPU time over the row, per"
-echo "request, and agrees. p99 adds the runtime's garbage collections (each answer, 34-190 KB as a"
-echo "string, is garbage for the isolate). The Workers free plan allows 10 ms of CPU per request: the longest"
+echo "request, and agrees. p99 adds the runtime's garbage collections (an answer up to 32 KiB crosses"
+echo "as a string, garbage for the isolate; a larger one as bytes the runtime copies). The Workers free"
+echo "plan allows 10 ms of CPU per request: the longest"
 awk -v c="$c1" -v p="$p1" -v q="$q1" -v cpu="$cpu1" 'BEGIN {
     printf "report (%d characters) has p50 %.2f ms and p99 %.2f ms at 1 connection, %.1f× the limit at p99;\n",
         c, p / 1000, q / 1000, q / 10000
