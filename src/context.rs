@@ -295,6 +295,11 @@ impl Said {
         &self.words
     }
 
+    /// The words, given back.
+    pub(crate) fn into_words(self) -> Vec<Word> {
+        self.words
+    }
+
     /// How often a folded phrase (words joined by single spaces) occurs, as whole words.
     pub(crate) fn count(&self, phrase: &str) -> usize {
         match &self.at {
@@ -353,10 +358,17 @@ pub(crate) fn read_said(knowledge: &Knowledge, text: &str, said: &Said) -> Findi
             None => true,
             Some(organ) => {
                 let lines = lines.get_or_insert_with(|| {
-                    organ_lines(text)
-                        .iter()
-                        .map(|words| (cue_index.items(words), lexicon.index().organs.items(words)))
-                        .collect()
+                    let read = |words: &[Word]| {
+                        (cue_index.items(words), lexicon.index().organs.items(words))
+                    };
+                    if text.contains('\n') {
+                        organ_lines(text).iter().map(|words| read(words)).collect()
+                    } else {
+                        // A text of one line (a finding) is its own line: its words are cut.
+                        let words = said.words();
+                        let line = !words.is_empty() && !report::bare_heading(text, words);
+                        line.then(|| read(words)).into_iter().collect()
+                    }
                 });
                 let Some(organ) = lexicon.organs.iter().position(|o| o.name == organ) else {
                     continue;

@@ -209,7 +209,7 @@ pub fn findings(
     let original: Vec<char> = query.text.chars().collect();
     let chars: Vec<char> = read.chars().collect();
     let slice = |c: &[char], from: usize, to: usize| c[from..to].iter().collect::<String>();
-    let mut found: Vec<(usize, Group, String)> = Vec::new();
+    let mut found: Vec<Found> = Vec::new();
     let mut out_of_it: Vec<Group> = Vec::new();
     let sections = report::sections(knowledge.lexicon, &query.text);
     let headed = sections.iter().any(|s| s.kind.is_some());
@@ -242,7 +242,9 @@ pub fn findings(
         if kind.is_none() && span[0] == 0 && reports_below {
             continue;
         }
-        let mut heading: Option<(String, [usize; 2])> = None;
+        // The bare heading line above ("LUNGS:"): its folded words joined, its range, and
+        // those words.
+        let mut heading: Option<(String, [usize; 2], Vec<Word>)> = None;
         let mut at = span[0];
         let section_text = slice(&chars, span[0], span[1]);
         for line in section_text.split_inclusive('\n') {
@@ -260,7 +262,10 @@ pub fn findings(
                 // A section's own heading ("FINDINGS:") names no organ for the lines below.
                 heading = report::heading(knowledge.lexicon, &written)
                     .is_none()
-                    .then(|| (text::words(line).join(" "), [from, to]));
+                    .then(|| {
+                        let words = text::words(line);
+                        (words.join(" "), [from, to], words)
+                    });
                 continue;
             }
             let label = label(&original, from, to);
@@ -347,23 +352,40 @@ pub fn findings(
                 if let Some(at) = line_finding
                     .filter(|_| n > 0 && label.is_some() && !reports_on(knowledge, &sentence_words))
                 {
-                    let (_, group, context) = &mut found[at];
+                    let Found {
+                        group,
+                        context,
+                        words,
+                        ..
+                    } = &mut found[at];
                     group.span[1] = trim_to;
                     group.text = slice(&original, group.span[0], trim_to);
                     group.pieces.push([s, e]);
                     context.push(' ');
                     context.push_str(&sentence);
+                    words.extend(sentence_words.iter().cloned());
                     continue;
                 }
                 let mut context = format!(
                     "{} {label_text} {sentence}",
                     heading.as_ref().map(|h| h.0.as_str()).unwrap_or_default()
                 );
-                let said = Said::of(&context);
+                // Its words are the words of each part in turn, as cut already.
+                let words: Vec<Word> = heading
+                    .iter()
+                    .flat_map(|h| &h.2)
+                    .chain(&label_words)
+                    .chain(&sentence_words)
+                    .cloned()
+                    .collect();
+                let said = Said::new(words);
                 let organs =
                     super::stated_organs(knowledge.lexicon, said.words(), |p| said.count(p));
+                let mut words = said.into_words();
                 if organs.is_empty() {
-                    context = format!("{} {context}", topic.join(" "));
+                    let topic = topic.join(" ");
+                    context = format!("{topic} {context}");
+                    words.splice(0..0, text::words(&topic));
                 } else {
                     topic = organs;
                 }
@@ -378,9 +400,9 @@ pub fn findings(
                 } else {
                     1
                 };
-                found.push((
-                    rank_key,
-                    Group {
+                found.push(Found {
+                    key: rank_key,
+                    group: Group {
                         text: slice(&original, trim_from, trim_to),
                         span: [trim_from, trim_to],
                         section: kind,
@@ -396,7 +418,8 @@ pub fn findings(
                         pieces,
                     },
                     context,
-                ));
+                    words,
+                });
                 line_finding = Some(found.len() - 1);
             }
         }
@@ -404,20 +427,32 @@ pub fn findings(
     restate(knowledge, &mut found);
     // Impression first (a stable sort keeps the report's order within each); only the
     // findings kept are ranked.
-    found.sort_by_key(|(key, ..)| *key);
+    found.sort_by_key(|f| f.key);
     let more = found.len().saturating_sub(MAX_FINDINGS)
         + out_of_it.len().saturating_sub(MAX_RULED_OUT_FINDINGS);
     let groups = found
         .into_iter()
         .take(MAX_FINDINGS)
-        .map(|(_, mut g, context)| {
-            (g.systems, g.withheld) = rank(knowledge, query, &context, report_wide, &exam);
-            g.read = context;
+        .map(|f| {
+            let mut g = f.group;
+            (g.systems, g.withheld) =
+                rank(knowledge, query, &f.context, f.words, report_wide, &exam);
+            g.read = f.context;
             g
         })
         .chain(out_of_it.into_iter().take(MAX_RULED_OUT_FINDINGS))
         .collect();
     (groups, more, headed)
+}
+
+/// A finding the text reports, before it is ranked: impression first (`key` 0), its group, the
+/// text it is ranked on (its sentence with its line's label and heading, and what it borrows)
+/// and that text's folded words, kept beside it so that it is cut into words once.
+struct Found {
+    key: usize,
+    group: Group,
+    context: String,
+    words: Vec<Word>,
 }
 
 /// Words two sentences must share for one to restate the other.
@@ -428,20 +463,21 @@ const RESTATED_WORDS: usize = 2;
 /// it is ranked with the words of the finding it shares most with (sizes and words of four
 /// letters or more, at least [`RESTATED_WORDS`]), so it reaches the same organ. The pairs are
 /// bounded by the findings a text holds.
-fn restate(knowledge: &Knowledge, found: &mut [(usize, Group, String)]) {
-    let content = |text: &str| -> std::collections::BTreeSet<Word> {
-        text::words(text)
-            .into_iter()
+fn restate(knowledge: &Knowledge, found: &mut [Found]) {
+    let content = |words: &[Word]| -> std::collections::BTreeSet<Word> {
+        words
+            .iter()
             .filter(|w| w.len() >= 4 || w.starts_with(|c: char| c.is_ascii_digit()))
+            .cloned()
             .collect()
     };
-    let names_organ = |text: &str| knowledge.lexicon.index().organs.any(&text::words(text));
+    let names_organ = |words: &[Word]| knowledge.lexicon.index().organs.any(words);
     let bodies: Vec<(bool, std::collections::BTreeSet<Word>)> = found
         .iter()
-        .map(|(key, _, context)| (*key == 0, content(context)))
+        .map(|f| (f.key == 0, content(&f.words)))
         .collect();
     for i in 0..found.len() {
-        if !bodies[i].0 || names_organ(&found[i].2) {
+        if !bodies[i].0 || names_organ(&found[i].words) {
             continue;
         }
         let best = (0..found.len())
@@ -450,9 +486,10 @@ fn restate(knowledge: &Knowledge, found: &mut [(usize, Group, String)]) {
             .filter(|(shared, _)| *shared >= RESTATED_WORDS)
             .max_by_key(|(shared, j)| (*shared, std::cmp::Reverse(*j)));
         if let Some((_, j)) = best {
-            let borrowed = found[j].2.clone();
-            found[i].2.push(' ');
-            found[i].2.push_str(&borrowed);
+            let (context, words) = (found[j].context.clone(), found[j].words.clone());
+            found[i].context.push(' ');
+            found[i].context.push_str(&context);
+            found[i].words.extend(words);
         }
     }
 }
@@ -496,11 +533,12 @@ fn rank(
     knowledge: &Knowledge,
     query: &ContextQuery,
     text: &str,
+    words: Vec<Word>,
     report: &Finding,
     exam: &Exam,
 ) -> (Vec<Selected>, Vec<super::Withheld>) {
-    // The text is cut into words once, for its reading and its search.
-    let said = Said::of(text);
+    // The text was cut into words once (`words`), for its reading and its search.
+    let said = Said::new(words);
     let mut finding = read_said(knowledge, text, &said);
     if finding.organs.is_empty() {
         finding.organs = exam.organs.clone();
