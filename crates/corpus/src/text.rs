@@ -313,7 +313,10 @@ pub fn identity_terms(text: &str) -> Vec<String> {
 pub fn identity_terms_of(words: &[Word]) -> Vec<String> {
     let mut terms: Vec<String> = words.iter().map(Word::to_string).collect();
     for pair in words.windows(2) {
-        terms.push(format!("{}{}", pair[0], pair[1]));
+        let mut joined = String::with_capacity(pair[0].len() + pair[1].len());
+        joined.push_str(&pair[0]);
+        joined.push_str(&pair[1]);
+        terms.push(joined);
     }
     if (3..=4).contains(&words.len()) {
         terms.push(words.concat());
