@@ -358,17 +358,10 @@ pub(crate) fn read_said(knowledge: &Knowledge, text: &str, said: &Said) -> Findi
             None => true,
             Some(organ) => {
                 let lines = lines.get_or_insert_with(|| {
-                    let read = |words: &[Word]| {
-                        (cue_index.items(words), lexicon.index().organs.items(words))
-                    };
-                    if text.contains('\n') {
-                        organ_lines(text).iter().map(|words| read(words)).collect()
-                    } else {
-                        // A text of one line (a finding) is its own line: its words are cut.
-                        let words = said.words();
-                        let line = !words.is_empty() && !report::bare_heading(text, words);
-                        line.then(|| read(words)).into_iter().collect()
-                    }
+                    organ_lines(text, said.words())
+                        .iter()
+                        .map(|words| (cue_index.items(words), lexicon.index().organs.items(words)))
+                        .collect()
                 });
                 let Some(organ) = lexicon.organs.iter().position(|o| o.name == organ) else {
                     continue;
@@ -435,12 +428,18 @@ fn stated_modalities(lexicon: &Lexicon, said: &Said) -> Vec<&'static str> {
 
 /// The lines of a text, folded, each with the label of the heading line above it ("KIDNEYS:"
 /// alone on its line names the organ of the lines that follow, up to a blank line or the next
-/// heading). A one-line finding is one line.
-fn organ_lines(text: &str) -> Vec<Vec<Word>> {
+/// heading). A one-line finding is one line. `words` are the text's own, so a text of one line
+/// (a finding) is not cut again.
+fn organ_lines(text: &str, words: &[Word]) -> Vec<Vec<Word>> {
     let mut out = Vec::new();
     let mut heading: Option<Vec<Word>> = None;
+    let one_line = !text.contains('\n');
     for line in text.lines() {
-        let words = text::words(line);
+        let words = if one_line {
+            words.to_vec()
+        } else {
+            text::words(line)
+        };
         if words.is_empty() {
             heading = None;
             continue;

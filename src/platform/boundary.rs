@@ -186,8 +186,9 @@ pub fn write_response(response: &Response) -> Result<web_sys::Response, String> 
     let set = header_set(&shared);
     let own = (!own.is_empty()).then_some(own.as_str());
     match &response.body {
-        // Prebuilt bytes (the corpus's static answers) and small bodies are copied by the
-        // runtime from wasm memory; a larger body written for this answer crosses as text.
+        // Prebuilt bytes (the corpus's static answers), small bodies and large ones are
+        // copied by the runtime from wasm memory; a body written for this answer from 2 to 32
+        // KiB (a search answer) crosses as text.
         Cow::Owned(body) if (STRING_BODY_MIN..=STRING_BODY_MAX).contains(&body.len()) => {
             match std::str::from_utf8(body) {
                 Ok(text) => respond_text(response.status, set, own, text),
