@@ -253,6 +253,9 @@ pub struct Finding {
     pub more_findings: usize,
     /// The report-wide setting, read once and applied to every finding.
     pub setting: setting::Setting,
+    /// The folded words of `read`, as it was cut for its reading (the answer's prefill reads
+    /// them again).
+    pub read_words: Vec<Word>,
 }
 
 /// Folded words and where each stands, so a phrase of the lexicon is looked up by its first
@@ -501,11 +504,13 @@ pub fn rank_with_withheld(
     // The technique and comparison sections describe the examination: their modality is read,
     // not the organs they name.
     let patient = report::about_the_patient(knowledge.lexicon, &read);
-    let mut finding = read_finding(knowledge, &patient);
+    let said = Said::of(&patient);
+    let mut finding = read_said(knowledge, &patient, &said);
     if matches!(patient, std::borrow::Cow::Owned(_)) {
         finding.modalities = stated_modalities(knowledge.lexicon, &Said::of(&read));
     }
     finding.read = patient.into_owned();
+    finding.read_words = said.into_words();
     finding.ruled_out = ruled_out;
     setting::apply(knowledge, &setting, &mut finding);
     finding.setting = setting;

@@ -729,11 +729,11 @@ fn withheld_system(w: &Withheld) -> WithheldSystem {
 /// Grounds a finding: the systems that govern it, ranked, each with its cited lines and what
 /// the evaluator makes of the finding.
 pub fn ground(knowledge: &Knowledge, query: &ContextQuery) -> Grounding {
-    let (finding, selected, withheld) = rank_with_withheld(knowledge, query);
+    let (mut finding, selected, withheld) = rank_with_withheld(knowledge, query);
     let read: Vec<char> = finding.read.chars().collect();
     let original: Vec<char> = query.text.chars().collect();
     // The evaluator is given what the text asserts, not what it rules out.
-    let words = text::words(&finding.read);
+    let words = std::mem::take(&mut finding.read_words);
     let finding_words = text::WordIndex::new(&words);
     let reading = prefill::Reading::of(knowledge.lexicon, &finding_words);
     let systems = selected
