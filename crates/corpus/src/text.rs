@@ -69,10 +69,11 @@ pub fn words(text: &str) -> Vec<Word> {
 }
 
 /// A folded word: lower-case ASCII letters and digits, with a decimal point between digits
-/// ("1.5"). It reads, compares, orders and hashes as a `str`. A word of up to [`Word::INLINE`] bytes, nearly every word of
-/// a report, is held in place, so cutting a text allocates its list of words and not each
-/// word: a whole report is cut into words several times over as it is read, and those
-/// allocations were a third of a grounding's time (README, Performance).
+/// ("1.5"). It reads, compares, orders and hashes as a `str`. A word of up to
+/// [`Word::INLINE`] bytes, nearly every word of a report, is held in place, so cutting a text
+/// allocates its list of words and not each word: a whole report is cut into words several
+/// times over as it is read, and those allocations were a third of a grounding's instructions
+/// natively (less of its time in wasm; README, Performance).
 #[derive(Clone)]
 pub struct Word(Held);
 
@@ -214,42 +215,9 @@ pub fn spans(text: &str) -> Vec<Span> {
 fn cut(text: &str, word: impl FnMut(&str, usize, usize)) {
     // Most reports are ASCII: a character is then a byte, folded by a table, with no decoding.
     if text.is_ascii() {
-        cut_ascii(text.as_bytes(), word)
+        cut_folded(text.bytes().map(char::from), fold_ascii, word)
     } else {
         cut_folded(text.chars(), fold, word)
-    }
-}
-
-/// [`cut`] of ASCII text, a byte at a time: each word's run of bytes is folded by the table
-/// into one buffer, with no character decoded or encoded.
-fn cut_ascii(text: &[u8], mut word: impl FnMut(&str, usize, usize)) {
-    let folded = |b: u8| ASCII_FOLD[usize::from(b & 0x7f)];
-    let mut current: Vec<u8> = Vec::with_capacity(32);
-    let mut i = 0;
-    while i < text.len() {
-        if folded(text[i]) == 0 {
-            i += 1;
-            continue;
-        }
-        let start = i;
-        current.clear();
-        loop {
-            while let Some(f) = text.get(i).map(|&b| folded(b)).filter(|&f| f != 0) {
-                current.push(f);
-                i += 1;
-            }
-            // A decimal point between digits stays in the word ("1.5").
-            let decimal = text.get(i) == Some(&b'.')
-                && current.last().is_some_and(u8::is_ascii_digit)
-                && text.get(i + 1).is_some_and(u8::is_ascii_digit);
-            if !decimal {
-                break;
-            }
-            current.push(b'.');
-            i += 1;
-        }
-        // The table folds to ASCII letters and digits only.
-        word(std::str::from_utf8(&current).unwrap_or_default(), start, i);
     }
 }
 
@@ -301,6 +269,12 @@ const ASCII_FOLD: [u8; 128] = {
     }
     table
 };
+
+/// [`fold`] of an ASCII character, by the table.
+fn fold_ascii(c: char) -> Option<char> {
+    let f = ASCII_FOLD[c as usize & 0x7f];
+    (f != 0).then_some(char::from(f))
+}
 
 /// The terms of a short identifying text (a name, an abbreviation, a code, a query): every word,
 /// plus every pair of adjacent words joined, plus the whole text joined when it has up to four
@@ -424,7 +398,9 @@ mod tests {
         ];
         for text in samples {
             let (mut ascii, mut chars) = (Vec::new(), Vec::new());
-            cut_ascii(text.as_bytes(), |w, a, b| ascii.push((w.to_string(), a, b)));
+            cut_folded(text.bytes().map(char::from), fold_ascii, |w, a, b| {
+                ascii.push((w.to_string(), a, b))
+            });
             cut_folded(text.chars(), fold, |w, a, b| {
                 chars.push((w.to_string(), a, b))
             });
