@@ -331,13 +331,8 @@ impl Said {
     }
 }
 
-/// Reads organs, modalities, sizes, age and cues from a finding, with the corpus's lexicon
-/// and cues.
-pub fn read_finding(knowledge: &Knowledge, text: &str) -> Finding {
-    read_said(knowledge, text, &Said::of(text))
-}
-
-/// [`read_finding`] of a text already cut into words (`said`, its words).
+/// Reads organs, modalities, sizes, age and cues from a finding (`text`, cut into its words
+/// `said`), with the corpus's lexicon and cues.
 pub(crate) fn read_said(knowledge: &Knowledge, text: &str, said: &Said) -> Finding {
     let mut finding = Finding::default();
     let lexicon = knowledge.lexicon;
@@ -858,7 +853,7 @@ mod tests {
     }
 
     fn read_finding(text: &str) -> Finding {
-        super::read_finding(&KNOWLEDGE, text)
+        super::read_said(&KNOWLEDGE, text, &super::Said::of(text))
     }
 
     fn q(text: &str) -> ContextQuery {
