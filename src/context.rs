@@ -681,6 +681,22 @@ fn weigh(
     score
 }
 
+/// The systems about an organ, by their place in the corpus (built on first use).
+fn systems_of_organ(organ: &str) -> &'static [u16] {
+    static BY_ORGAN: std::sync::OnceLock<HashMap<&'static str, Vec<u16>, FastHash>> =
+        std::sync::OnceLock::new();
+    let by_organ = BY_ORGAN.get_or_init(|| {
+        let mut by_organ: HashMap<&'static str, Vec<u16>, FastHash> = HashMap::default();
+        for (i, system) in SYSTEMS.iter().enumerate() {
+            for &o in system.organs {
+                by_organ.entry(o).or_default().push(i as u16);
+            }
+        }
+        by_organ
+    });
+    by_organ.get(organ).map_or(&[], Vec::as_slice)
+}
+
 /// [`score`] for the ranking of a search already made.
 pub(crate) fn score_hits(
     knowledge: &Knowledge,
@@ -715,7 +731,29 @@ pub(crate) fn score_hits(
     }
     let mut ranked: Vec<Scored> = Vec::new();
     let mut withheld: Vec<Withheld> = Vec::new();
-    for (index, system) in SYSTEMS.iter().enumerate() {
+    // A system the search did not reach that concerns none of the finding's organs scores
+    // nothing (its relevance is zero and every weight multiplies it), so only the others are
+    // weighed, in the corpus's order: a finding costs what it reaches, not the corpus's size.
+    let mut weighed: Vec<usize> = (0..SYSTEMS.len())
+        .filter(|&i| base[i].best > 0.0 || base[i].outcomes > 0.0)
+        .collect();
+    weighed.extend(
+        finding
+            .organs
+            .iter()
+            .flat_map(|o| systems_of_organ(o).iter().map(|&i| usize::from(i))),
+    );
+    weighed.extend(finding.named.iter().map(|n| n.index));
+    weighed.extend(
+        query
+            .systems
+            .iter()
+            .filter_map(|slug| SYSTEMS.iter().position(|s| s.slug == slug)),
+    );
+    weighed.sort_unstable();
+    weighed.dedup();
+    for index in weighed {
+        let system = &SYSTEMS[index];
         let forced = query.systems.iter().any(|s| s == system.slug);
         let not_current = !forced && query.verified && system.status != Status::Current;
         if !forced {
@@ -788,7 +826,7 @@ pub(crate) fn score_hits(
                 .filter(|(_, (_, doc))| usize::from(DOCS[*doc].system) == s.index);
             let mut matched_terms: Vec<String> = Vec::new();
             let mut matched_codes: Vec<&'static str> = Vec::new();
-            let mut listed: HashSet<&str> = HashSet::new();
+            let mut listed: HashSet<&str, FastHash> = HashSet::default();
             for (rank, &(_, doc)) in mine {
                 if rank < ranking.code_hits && DOCS[doc].kind == DocKind::Outcome {
                     matched_codes.push(DOCS[doc].code);

@@ -166,7 +166,8 @@ pub struct Hit {
 
 /// One candidate index term for a query term.
 struct Candidate {
-    term: String,
+    /// The index term met (the table's own text, which lives as long as the isolate).
+    term: &'static str,
     id: u64,
     kind: MatchKind,
     distance: u32,
@@ -211,6 +212,12 @@ fn exact(term: &str) -> Option<u64> {
     exact_terms().get(term).copied()
 }
 
+/// A term of the index as the table holds it, with its number: the text a candidate keeps.
+fn exact_key(term: &[u8]) -> Option<(&'static str, u64)> {
+    let term = std::str::from_utf8(term).ok()?;
+    exact_terms().get_key_value(term).map(|(&k, &id)| (k, id))
+}
+
 /// The edit distance allowed for a query term of this length.
 fn fuzziness(term: &str) -> u32 {
     match term.chars().count() {
@@ -232,10 +239,10 @@ struct Expand {
 /// The index terms a query term may mean.
 fn candidates(map: &Map<&'static [u8]>, term: &str, expand: Expand) -> Vec<Candidate> {
     let mut out = Vec::new();
-    let exact = exact(term);
-    if let Some(id) = exact {
+    let exact = exact_key(term.as_bytes());
+    if let Some((key, id)) = exact {
         out.push(Candidate {
-            term: term.to_string(),
+            term: key,
             id,
             kind: MatchKind::Exact,
             distance: 0,
@@ -245,9 +252,9 @@ fn candidates(map: &Map<&'static [u8]>, term: &str, expand: Expand) -> Vec<Candi
     if expand.prefix && term.len() >= 3 && !is_number {
         let mut n = 0;
         walk_prefixed(map.as_fst(), term.as_bytes(), |key, id| {
-            if key != term.as_bytes() {
+            if let Some((key, _)) = exact_key(key).filter(|(k, _)| *k != term) {
                 out.push(Candidate {
-                    term: String::from_utf8_lossy(key).into_owned(),
+                    term: key,
                     id,
                     kind: MatchKind::Prefix,
                     distance: 0,
@@ -269,9 +276,11 @@ fn candidates(map: &Map<&'static [u8]>, term: &str, expand: Expand) -> Vec<Candi
     for allowed in 1..=distance {
         let mut n = 0;
         Fuzzy::new(term.as_bytes(), allowed as u8).walk(map.as_fst(), |key, id| {
-            let key = String::from_utf8_lossy(key).into_owned();
+            let Some((key, _)) = exact_key(key) else {
+                return true;
+            };
             if key != term && !out.iter().any(|c| c.term == key) {
-                let d = edit_distance(term, &key);
+                let d = edit_distance(term, key);
                 out.push(Candidate {
                     term: key,
                     id,
@@ -477,7 +486,7 @@ pub fn search(query: &str, limit: usize) -> Vec<Hit> {
 /// the few systems it keeps.
 #[derive(Default)]
 pub struct Ranking {
-    terms: Vec<String>,
+    terms: Vec<Word>,
     candidates: Vec<Candidate>,
     /// Every (document, term) match of the ranked documents, in rank order, each document's in
     /// term order: those of the document at rank `r` are `reasons[spans[r].0..spans[r].1]`.
@@ -497,7 +506,7 @@ impl Ranking {
     pub fn matched(&self, rank: usize) -> impl Iterator<Item = &str> {
         self.reasons_of(rank)
             .iter()
-            .map(|r| self.candidates[r.candidate as usize].term.as_str())
+            .map(|r| self.candidates[r.candidate as usize].term)
     }
 
     /// The ranked documents as hits, each with its reasons spelled out.
@@ -537,7 +546,7 @@ impl Ranking {
             let c = &self.candidates[r.candidate as usize];
             ReasonRef {
                 term: &self.terms[r.term as usize],
-                matched: &c.term,
+                matched: c.term,
                 kind: c.kind,
                 distance: (c.kind == MatchKind::Fuzzy).then_some(c.distance),
                 field: r.field,
@@ -590,7 +599,7 @@ fn rank_in(
     reached: &mut Reached,
     map: &Map<&'static [u8]>,
     last_word: Option<&str>,
-    terms: Vec<String>,
+    terms: Vec<Word>,
     query_words: &QueryWords,
     typos: &HashSet<&str, FastHash>,
     limit: usize,
@@ -1142,7 +1151,7 @@ mod tests {
     /// times the work) is taken only for a word with no term one edit away.
     #[test]
     fn the_nearest_typo_tier_is_walked_first() {
-        let fuzzy = |word: &str| -> Vec<(String, u32)> {
+        let fuzzy = |word: &str| -> Vec<(&'static str, u32)> {
             let expand = Expand {
                 prefix: false,
                 fuzzy: true,
@@ -1154,10 +1163,10 @@ mod tests {
                 .collect()
         };
         // One edit from "bosniak" (two from "bosniak1" ... "bosniaki", which it does not mean).
-        assert_eq!(fuzzy("bosniack"), [("bosniak".to_string(), 1)]);
-        assert_eq!(fuzzy("calcificaton"), [("calcification".to_string(), 1)]);
+        assert_eq!(fuzzy("bosniack"), [("bosniak", 1)]);
+        assert_eq!(fuzzy("calcificaton"), [("calcification", 1)]);
         // Two letters dropped: no term one edit away, so the walk at two edits finds it.
-        assert!(fuzzy("flschner").contains(&("fleischner".to_string(), 2)));
+        assert!(fuzzy("flschner").contains(&("fleischner", 2)));
         assert_eq!(first_slug("flschner"), "fleischner-2017");
     }
 

@@ -127,16 +127,27 @@ fn sentences(chars: &[char], from: usize, to: usize) -> Vec<(usize, usize)> {
 /// The clauses of a sentence `[from, to)` that report findings of their own: a sentence is cut
 /// at a joining word of the lexicon ("and") that follows a size and is followed by one ("Stable
 /// 3 cm adrenal lesion and 2 cm renal angiomyolipoma"), so each finding is grounded alone; "a
-/// 2 cm cyst with a 5 mm mural nodule" stays one finding.
-fn clauses(knowledge: &Knowledge, chars: &[char], from: usize, to: usize) -> Vec<(usize, usize)> {
-    let sentence: String = chars[from..to].iter().collect();
-    let words = text::spans(&sentence);
+/// 2 cm cyst with a 5 mm mural nodule" stays one finding. Each clause comes with its words,
+/// cut once with the sentence's (a clause starts and ends at a word).
+fn clauses(
+    knowledge: &Knowledge,
+    chars: &Chars,
+    from: usize,
+    to: usize,
+) -> Vec<(usize, usize, Vec<Word>)> {
+    let words = text::spans(chars.slice(from, to));
+    let joins = |w: &text::Span| knowledge.lexicon.finding_joins.contains(&w.text.as_str());
     let folded: Vec<Word> = words.iter().map(|w| w.text.clone()).collect();
+    if !words.iter().any(joins) {
+        return vec![(from, to, folded)];
+    }
     let (sizes, _) = super::prefill::sizes_and_age(knowledge.lexicon, &folded);
-    let mut out = Vec::new();
+    // Each clause's character range and the range of its words (the joining word between two
+    // clauses belongs to neither).
+    let mut cuts: Vec<(usize, usize, usize, usize)> = Vec::new();
     let (mut start, mut since) = (from, 0);
-    for (k, w) in folded.iter().enumerate() {
-        if !knowledge.lexicon.finding_joins.contains(&w.as_str()) {
+    for (k, w) in words.iter().enumerate() {
+        if !joins(w) {
             continue;
         }
         let before = sizes.iter().any(|z| z.at >= since && z.end <= k);
@@ -146,20 +157,22 @@ fn clauses(knowledge: &Knowledge, chars: &[char], from: usize, to: usize) -> Vec
             .find(|z| z.at > k)
             .is_some_and(|z| z.at <= k + 2);
         if before && after && k + 1 < words.len() {
-            out.push((start, from + words[k].start));
+            cuts.push((start, from + words[k].start, since, k));
             start = from + words[k + 1].start;
             since = k + 1;
         }
     }
-    out.push((start, to));
-    out
+    cuts.push((start, to, since, words.len()));
+    cuts.into_iter()
+        .map(|(s, e, first, past)| (s, e, folded[first..past].to_vec()))
+        .collect()
 }
 
 /// The label of a line ("Spleen:" of "Spleen: 3 cm laceration"): up to four words before a
 /// colon at its start, as a character range; a section heading is not one.
-fn label(chars: &[char], from: usize, to: usize) -> Option<(usize, usize)> {
+fn label(chars: &Chars, from: usize, to: usize) -> Option<(usize, usize)> {
     let colon = (from..to).find(|&i| chars[i] == ':')?;
-    let words = text::words(&chars[from..colon].iter().collect::<String>());
+    let words = text::words(chars.slice(from, colon));
     (!words.is_empty() && words.len() <= 4).then_some((from, colon + 1))
 }
 
@@ -206,9 +219,8 @@ pub fn findings(
     hedged: &[RuledOut],
     ruled: &[RuledOut],
 ) -> (Vec<Group>, usize, bool) {
-    let original: Vec<char> = query.text.chars().collect();
-    let chars: Vec<char> = read.chars().collect();
-    let slice = |c: &[char], from: usize, to: usize| c[from..to].iter().collect::<String>();
+    let original = Chars::new(&query.text);
+    let chars = Chars::new(read);
     let mut found: Vec<Found> = Vec::new();
     let mut out_of_it: Vec<Group> = Vec::new();
     let sections = report::sections(knowledge.lexicon, &query.text);
@@ -218,7 +230,7 @@ pub fn findings(
     // lobe, 1.8 cm").
     let title = match &sections[..] {
         [title, _, ..] if title.kind.is_none() => {
-            Said::of(&slice(&chars, title.span[0], title.span[1]))
+            Said::of(chars.slice(title.span[0], title.span[1]))
         }
         _ => Said::new(Vec::new()),
     };
@@ -246,21 +258,21 @@ pub fn findings(
         // those words.
         let mut heading: Option<(String, [usize; 2], Vec<Word>)> = None;
         let mut at = span[0];
-        let section_text = slice(&chars, span[0], span[1]);
+        let section_text = chars.slice(span[0], span[1]);
         for line in section_text.split_inclusive('\n') {
             let (from, to) = (at, at + line.chars().count());
             at = to;
             // The line as written decides whether it is blank, a heading or labelled: a line
             // whose every word is ruled out ("Lungs: no nodules") is still a line.
-            let written = slice(&original, from, to);
-            let written_words = text::words(&written);
+            let written = original.slice(from, to);
+            let written_words = text::words(written);
             if written_words.is_empty() {
                 heading = None;
                 continue;
             }
-            if report::bare_heading(&written, &written_words) {
+            if report::bare_heading(written, &written_words) {
                 // A section's own heading ("FINDINGS:") names no organ for the lines below.
-                heading = report::heading(knowledge.lexicon, &written)
+                heading = report::heading(knowledge.lexicon, written)
                     .is_none()
                     .then(|| {
                         let words = text::words(line);
@@ -269,12 +281,12 @@ pub fn findings(
                 continue;
             }
             let label = label(&original, from, to);
-            let label_text = label.map(|(f, t)| slice(&chars, f, t)).unwrap_or_default();
-            let label_words = text::words(&label_text);
+            let label_text = label.map_or("", |(f, t)| chars.slice(f, t));
+            let label_words = text::words(label_text);
             // A line labelled with an organ of its own ("AIRWAYS:", "UPPER ABDOMEN:") ends the
             // block a bare heading above it opened ("LUNGS:"); "Nodule 1:" stays under it.
             if label.is_some() {
-                let said = Said::of(&slice(&original, from, body_from_of(label, from)));
+                let said = Said::of(original.slice(from, body_from_of(label, from)));
                 if !super::stated_organs(knowledge.lexicon, said.words(), |p| said.count(p))
                     .is_empty()
                 {
@@ -292,9 +304,8 @@ pub fn findings(
             let pieces_of_line = sentences(&chars, body_from, to)
                 .into_iter()
                 .flat_map(|(s, e)| clauses(knowledge, &chars, s, e));
-            for (n, (s, e)) in pieces_of_line.enumerate() {
-                let sentence = slice(&chars, s, e);
-                let sentence_words = text::words(&sentence);
+            for (n, (s, e, sentence_words)) in pieces_of_line.enumerate() {
+                let sentence = chars.slice(s, e);
                 // What the sentence still asserts, with its line's label: "Nodule 1: right
                 // lobe, 1.8 cm, solid" reports on the nodule its label names. (The words of
                 // two texts joined by a space are the words of each, in turn.)
@@ -306,7 +317,7 @@ pub fn findings(
                 // A clause that only names a system and its category ("MCTSI 4", "LR-5",
                 // "Bosniak IIF") reports the finding that system graded.
                 let reports = reports_on(knowledge, &own)
-                    || (asserts && !super::naming::named_systems(&sentence).is_empty());
+                    || (asserts && !super::naming::named_systems(sentence).is_empty());
                 if !asserts || !reports {
                     // A sentence whose ruled-out words named an organ or a finding is a
                     // finding the text rules out ("Lungs: no nodules"); the line's label is
@@ -318,9 +329,12 @@ pub fn findings(
                     };
                     let (from_here, _) = trimmed(&original, first, e);
                     let (_, trim_to) = trimmed(&original, s, e);
-                    let rules: Vec<&RuledOut> = ruled
+                    // The phrases are in text order and do not overlap, so those that meet the
+                    // sentence are a run, found by halving.
+                    let first_meeting = ruled.partition_point(|r| r.span[1] <= from_here);
+                    let rules: Vec<&RuledOut> = ruled[first_meeting..]
                         .iter()
-                        .filter(|r| r.span[0] < trim_to && r.span[1] > from_here)
+                        .take_while(|r| r.span[0] < trim_to)
                         .collect();
                     let said: Vec<Word> = rules.iter().flat_map(|r| text::words(&r.text)).collect();
                     let rule = rules
@@ -329,7 +343,7 @@ pub fn findings(
                         .or(rules.first());
                     if let (true, Some(rule)) = (names_something(knowledge, &said), rule) {
                         out_of_it.push(Group {
-                            text: slice(&original, from_here, trim_to),
+                            text: original.slice(from_here, trim_to).to_string(),
                             span: [from_here, trim_to],
                             section: kind,
                             assertion: Assertion::ruled_out(rule.assertion),
@@ -359,10 +373,10 @@ pub fn findings(
                         ..
                     } = &mut found[at];
                     group.span[1] = trim_to;
-                    group.text = slice(&original, group.span[0], trim_to);
+                    group.text = original.slice(group.span[0], trim_to).to_string();
                     group.pieces.push([s, e]);
                     context.push(' ');
-                    context.push_str(&sentence);
+                    context.push_str(sentence);
                     words.extend(sentence_words.iter().cloned());
                     continue;
                 }
@@ -403,7 +417,7 @@ pub fn findings(
                 found.push(Found {
                     key: rank_key,
                     group: Group {
-                        text: slice(&original, trim_from, trim_to),
+                        text: original.slice(trim_from, trim_to).to_string(),
                         span: [trim_from, trim_to],
                         section: kind,
                         assertion: if hedge.is_some() {
@@ -491,6 +505,45 @@ fn restate(knowledge: &Knowledge, found: &mut [Found]) {
             found[i].context.push_str(&context);
             found[i].words.extend(words);
         }
+    }
+}
+
+/// A text by characters (a finding's offsets count characters), its pieces borrowed as `&str`:
+/// the byte offset of each character is kept only when the text is not ASCII.
+struct Chars<'t> {
+    text: &'t str,
+    chars: Vec<char>,
+    bytes: Option<Vec<usize>>,
+}
+
+impl<'t> Chars<'t> {
+    fn new(text: &'t str) -> Chars<'t> {
+        let bytes = (!text.is_ascii()).then(|| {
+            text.char_indices()
+                .map(|(b, _)| b)
+                .chain(std::iter::once(text.len()))
+                .collect()
+        });
+        Chars {
+            text,
+            chars: text.chars().collect(),
+            bytes,
+        }
+    }
+
+    /// The characters `[from, to)`.
+    fn slice(&self, from: usize, to: usize) -> &'t str {
+        match &self.bytes {
+            None => &self.text[from..to],
+            Some(bytes) => &self.text[bytes[from]..bytes[to]],
+        }
+    }
+}
+
+impl std::ops::Deref for Chars<'_> {
+    type Target = [char];
+    fn deref(&self) -> &[char] {
+        &self.chars
     }
 }
 

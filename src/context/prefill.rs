@@ -310,7 +310,8 @@ thread_local! {
 }
 
 /// Phrases by (lexicon, value) address.
-type PhrasesByValue = std::collections::HashMap<(usize, usize), &'static [Vec<Word>]>;
+type PhrasesByValue =
+    std::collections::HashMap<(usize, usize), &'static [Vec<Word>], text::FastHash>;
 
 /// [`phrases`] of a value of the corpus, kept for the isolate's life.
 fn value_phrases(lexicon: &'static Lexicon, value: &'static InputValue) -> &'static [Vec<Word>] {
@@ -412,7 +413,7 @@ pub fn organs_of(lexicon: &'static Lexicon, index: &text::WordIndex) -> Vec<&'st
 thread_local! {
     /// The organs each input's label names, by lexicon and input: labels are the corpus's,
     /// read once per isolate instead of once per finding.
-    static LABEL_ORGANS: std::cell::RefCell<std::collections::HashMap<(usize, usize), Vec<&'static str>>> =
+    static LABEL_ORGANS: std::cell::RefCell<std::collections::HashMap<(usize, usize), Vec<&'static str>, text::FastHash>> =
         Default::default();
 }
 

@@ -281,19 +281,25 @@ fn fold_ascii(c: char) -> Option<char> {
 /// words ("lung rads 4b" → `lungrads4b`).
 pub fn identity_terms(text: &str) -> Vec<String> {
     identity_terms_of(&words(text))
+        .iter()
+        .map(Word::to_string)
+        .collect()
 }
 
-/// [`identity_terms`] of a text already cut into folded words.
-pub fn identity_terms_of(words: &[Word]) -> Vec<String> {
-    let mut terms: Vec<String> = words.iter().map(Word::to_string).collect();
+/// [`identity_terms`] of a text already cut into folded words, as words (a joined pair is held
+/// in place like any short word, so a long query's terms cost no allocation each).
+pub fn identity_terms_of(words: &[Word]) -> Vec<Word> {
+    let mut terms: Vec<Word> = Vec::with_capacity(2 * words.len());
+    terms.extend(words.iter().cloned());
+    let mut joined = String::new();
     for pair in words.windows(2) {
-        let mut joined = String::with_capacity(pair[0].len() + pair[1].len());
+        joined.clear();
         joined.push_str(&pair[0]);
         joined.push_str(&pair[1]);
-        terms.push(joined);
+        terms.push(Word::from(joined.as_str()));
     }
     if (3..=4).contains(&words.len()) {
-        terms.push(words.concat());
+        terms.push(Word::from(words.concat().as_str()));
     }
     terms.sort_unstable();
     terms.dedup();
