@@ -14,7 +14,7 @@
 //! per term is bounded: no step walks the query's words or terms again.
 
 use crate::corpus::compiled::{DocKind, DOCS, FST, POSTINGS, SYSTEMS};
-use crate::corpus::index::read_postings;
+use crate::corpus::index::{read_postings, Field};
 use crate::corpus::text;
 use crate::corpus::text::{FastHash, Word};
 use crate::feature::FeatureError;
@@ -348,11 +348,15 @@ impl<'a> QueryWords<'a> {
     ///
     /// Only terms that met the index are asked about, and those are no longer than the longest
     /// index key (joined terms are not fuzzed), so the substrings tried are few.
-    fn accounted_for(&self, term: &str) -> Vec<usize> {
+    /// They are written into `out` (emptied first), a buffer kept from term to term.
+    fn accounted_for(&self, term: &str, out: &mut Vec<usize>) {
+        out.clear();
         if let Some(&(slot, repeated)) = self.slots.get(term) {
-            return if repeated { Vec::new() } else { vec![slot] };
+            if !repeated {
+                out.push(slot);
+            }
+            return;
         }
-        let mut out = Vec::new();
         // Words and joined terms are folded to ASCII, so every byte offset is a boundary.
         for start in 0..term.len() {
             let end = term.len().min(start + self.longest);
@@ -364,7 +368,6 @@ impl<'a> QueryWords<'a> {
         }
         out.sort_unstable();
         out.dedup();
-        out
     }
 }
 
@@ -376,7 +379,7 @@ impl<'a> QueryWords<'a> {
 struct RawReason {
     term: u32,
     candidate: u32,
-    field: &'static str,
+    field: Field,
     /// The document's previous reason (its reasons are a list, latest first), or `u32::MAX`.
     previous: u32,
 }
@@ -391,7 +394,7 @@ struct Reached {
     /// Per document: its place among the reached, or `u32::MAX`.
     place: Vec<u32>,
     /// Per document: the current term's best match (score, candidate, field), reset per term.
-    best: Vec<Option<(f64, u32, &'static str)>>,
+    best: Vec<Option<(f64, u32, Field)>>,
     docs: Vec<usize>,
     scores: Vec<f64>,
     count: Vec<usize>,
@@ -549,7 +552,7 @@ impl Ranking {
                 matched: c.term,
                 kind: c.kind,
                 distance: (c.kind == MatchKind::Fuzzy).then_some(c.distance),
-                field: r.field,
+                field: r.field.as_str(),
             }
         })
     }
@@ -609,6 +612,7 @@ fn rank_in(
     let mut reasons = std::mem::take(&mut reached.reasons);
     let mut candidates_seen: Vec<Candidate> = Vec::new();
     let mut touched = std::mem::take(&mut reached.touched);
+    let mut accounted_for: Vec<usize> = Vec::new();
     for (t, term) in terms.iter().enumerate() {
         let expand = Expand {
             prefix: last_word.is_some_and(|w| term.ends_with(w)),
@@ -624,10 +628,10 @@ fn rank_in(
                 let doc = p.doc as usize;
                 match reached.best[doc] {
                     Some((s, _, _)) if score <= s => {}
-                    Some(_) => reached.best[doc] = Some((score, i as u32, p.field.as_str())),
+                    Some(_) => reached.best[doc] = Some((score, i as u32, p.field)),
                     None => {
                         touched.push(doc);
-                        reached.best[doc] = Some((score, i as u32, p.field.as_str()));
+                        reached.best[doc] = Some((score, i as u32, p.field));
                     }
                 }
             }
@@ -635,7 +639,7 @@ fn rank_in(
         if touched.is_empty() {
             continue;
         }
-        let accounted_for = query_words.accounted_for(term);
+        query_words.accounted_for(term, &mut accounted_for);
         for doc in touched.drain(..) {
             let Some((score, i, field)) = reached.best[doc].take() else {
                 continue;
@@ -1452,13 +1456,19 @@ mod tests {
         let words: Vec<Word> = ["lung", "rads", "lung", "a"].map(Word::from).to_vec();
         let query = QueryWords::new(&words);
         let slot = |w: &str| query.slots[w].0;
+        // The buffer is reused, as a search does: each answer replaces the last.
+        let mut buffer = vec![99];
+        let mut accounted_for = |term: &str| {
+            query.accounted_for(term, &mut buffer);
+            buffer.clone()
+        };
         // A repeated word matched as itself accounts only for its first place.
-        assert_eq!(query.accounted_for("lung"), Vec::<usize>::new());
-        assert_eq!(query.accounted_for("rads"), vec![slot("rads")]);
+        assert_eq!(accounted_for("lung"), Vec::<usize>::new());
+        assert_eq!(accounted_for("rads"), vec![slot("rads")]);
         // A joined term accounts for every word it contains, wherever it occurs.
         let mut joined = vec![slot("lung"), slot("rads"), slot("a")];
         joined.sort();
-        assert_eq!(query.accounted_for("lungrads"), joined);
-        assert_eq!(query.accounted_for("xyz"), Vec::<usize>::new());
+        assert_eq!(accounted_for("lungrads"), joined);
+        assert_eq!(accounted_for("xyz"), Vec::<usize>::new());
     }
 }

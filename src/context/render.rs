@@ -60,17 +60,34 @@ impl References {
         if self.0.is_empty() {
             return String::new();
         }
-        let mut out = String::from("References:\n");
+        let mut out = String::from(REFERENCES_HEADING);
         for (i, r) in self.0.iter().enumerate() {
             out.push_str(&format!("[{}] {}\n", i + 1, r));
         }
         out
     }
+
+    /// The characters of [`References::render`], counted without writing it (a block is
+    /// weighed against the budget once per finding and system).
+    fn rendered_chars(&self) -> usize {
+        if self.0.is_empty() {
+            return 0;
+        }
+        let line = |(i, r): (usize, &String)| {
+            (i + 1).to_string().len() + "[] \n".len() + r.chars().count()
+        };
+        REFERENCES_HEADING.len() + self.0.iter().enumerate().map(line).sum::<usize>()
+    }
 }
+
+const REFERENCES_HEADING: &str = "References:\n";
 
 /// The block as it grows: blocks are added while the budget allows.
 struct Block {
     md: String,
+    /// How much of `md` has been counted (bytes) and its characters: `md` only grows, so each
+    /// weighing counts only what was added since the last.
+    counted: (usize, usize),
     refs: References,
     budget: usize,
     left_out: Vec<LeftOut>,
@@ -107,8 +124,11 @@ impl Block {
         let saved = self.refs.clone();
         let mut out = String::new();
         build(self, &mut out);
+        let (bytes, chars) = self.counted;
+        let md_chars = chars + self.md[bytes..].chars().count();
+        self.counted = (self.md.len(), md_chars);
         let after =
-            approx_tokens(&self.md) + approx_tokens(&out) + approx_tokens(&self.refs.render());
+            md_chars.div_ceil(4) + approx_tokens(&out) + self.refs.rendered_chars().div_ceil(4);
         if after + FOOTER_RESERVE <= self.budget {
             self.md.push_str(&out);
             true
@@ -124,6 +144,7 @@ impl Block {
 pub fn markdown(answer: &Grounding) -> String {
     let mut b = Block {
         md: String::new(),
+        counted: (0, 0),
         refs: References::default(),
         budget: answer.query.max_tokens,
         left_out: Vec::new(),
