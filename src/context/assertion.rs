@@ -295,6 +295,20 @@ pub struct Reading<'t> {
     pub ruled_out: Vec<RuledOut>,
     /// The hedged phrases (possible): read, and marked possible.
     pub hedged: Vec<RuledOut>,
+    /// The submitted text's words with their offsets, cut once for its reading: the words of
+    /// `text` are those outside the ruled-out phrases and their triggers
+    /// ([`Reading::blanked`]).
+    pub spans: Vec<Span>,
+}
+
+impl Reading<'_> {
+    /// The character ranges blanked from `text`: each ruled-out phrase and its trigger.
+    pub fn blanked(&self) -> Vec<[usize; 2]> {
+        self.ruled_out
+            .iter()
+            .flat_map(|r| [r.span, r.trigger_span])
+            .collect()
+    }
 }
 
 /// Reads a text: see [`Reading`].
@@ -310,6 +324,7 @@ pub fn read<'t>(model: &'static Assertions, text: &'t str) -> Reading<'t> {
             text: Cow::Borrowed(text),
             ruled_out: Vec::new(),
             hedged,
+            spans: a.words,
         };
     }
     let ruled = phrases(&original, &a, &out);
@@ -329,6 +344,7 @@ pub fn read<'t>(model: &'static Assertions, text: &'t str) -> Reading<'t> {
         text: Cow::Owned(chars.into_iter().collect()),
         ruled_out: ruled,
         hedged,
+        spans: a.words,
     }
 }
 

@@ -92,14 +92,15 @@ pub fn sections(lexicon: &Lexicon, text: &str) -> Vec<Section> {
 }
 
 /// The text without the sections that describe the examination (blanked, so every offset
-/// stays where it was); the text itself when it has none.
-pub fn about_the_patient<'t>(lexicon: &Lexicon, text: &'t str) -> Cow<'t, str> {
+/// stays where it was; the text itself when it has none), and their character ranges.
+pub fn about_the_patient<'t>(lexicon: &Lexicon, text: &'t str) -> (Cow<'t, str>, Vec<[usize; 2]>) {
     let examination: Vec<Section> = sections(lexicon, text)
         .into_iter()
         .filter(|s| s.kind.is_some_and(SectionKind::describes_the_examination))
         .collect();
+    let ranges = examination.iter().map(|s| s.span).collect();
     if examination.is_empty() {
-        return Cow::Borrowed(text);
+        return (Cow::Borrowed(text), ranges);
     }
     let mut chars: Vec<char> = text.chars().collect();
     for s in &examination {
@@ -109,7 +110,7 @@ pub fn about_the_patient<'t>(lexicon: &Lexicon, text: &'t str) -> Cow<'t, str> {
             }
         }
     }
-    Cow::Owned(chars.into_iter().collect())
+    (Cow::Owned(chars.into_iter().collect()), ranges)
 }
 
 #[cfg(test)]
@@ -167,13 +168,25 @@ mod tests {
 
     #[test]
     fn the_examination_is_not_read_as_the_patient() {
-        let read = about_the_patient(&LEXICON, REPORT);
+        let (read, examination) = about_the_patient(&LEXICON, REPORT);
         assert!(!read.contains("kidneys"));
         assert!(read.contains("Spleen: laceration"));
         assert_eq!(read.chars().count(), REPORT.chars().count());
+        // The ranges blanked are the technique and comparison sections, each from its heading.
+        let blanked: Vec<String> = examination
+            .iter()
+            .map(|r| REPORT.chars().skip(r[0]).take(r[1] - r[0]).collect())
+            .collect();
+        assert_eq!(
+            blanked,
+            [
+                "TECHNIQUE: Delayed images through the kidneys.\n",
+                "COMPARISON: None.\n"
+            ]
+        );
         assert!(matches!(
             about_the_patient(&LEXICON, "8 mm nodule"),
-            Cow::Borrowed(_)
+            (Cow::Borrowed(_), ranges) if ranges.is_empty()
         ));
     }
 }

@@ -46,20 +46,29 @@ impl Setting {
     }
 }
 
-/// Reads the setting of `original` (the submitted text); `ruled` are its ruled-out phrases.
-pub fn read(knowledge: &Knowledge, original: &str, ruled: &[RuledOut]) -> Setting {
+/// Reads the setting of `original` (the submitted text, cut into `words`); `ruled` are its
+/// ruled-out phrases: what is negated, hypothetical or about a relative is not the patient's
+/// setting, what is historical is.
+pub fn read(
+    knowledge: &Knowledge,
+    original: &str,
+    words: &[text::Span],
+    ruled: &[RuledOut],
+) -> Setting {
+    let blanked: Vec<[usize; 2]> = ruled
+        .iter()
+        .filter(|r| r.assertion != Category::Historical)
+        .flat_map(|r| [r.span, r.trigger_span])
+        .collect();
     let mut chars: Vec<char> = original.chars().collect();
-    for r in ruled.iter().filter(|r| r.assertion != Category::Historical) {
-        for span in [r.span, r.trigger_span] {
-            for c in chars.iter_mut().take(span[1]).skip(span[0]) {
-                if *c != '\n' {
-                    *c = ' ';
-                }
+    for span in &blanked {
+        for c in chars.iter_mut().take(span[1]).skip(span[0]) {
+            if *c != '\n' {
+                *c = ' ';
             }
         }
     }
-    let kept: String = chars.iter().collect();
-    let spans = text::spans(&kept);
+    let spans = text::spans_outside(words, &blanked);
     let words: Vec<Word> = spans.iter().map(|s| s.text.clone()).collect();
     let index = text::WordIndex::new(&words);
     let mut setting = Setting::default();

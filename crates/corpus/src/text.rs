@@ -256,6 +256,32 @@ fn cut_folded(
     }
 }
 
+/// The words of a text (`spans`, from [`spans`]) that meet none of the `blanked` character
+/// ranges (`[start, end)`, in any order, overlapping or not): the words of the same text with
+/// those ranges blanked, when every range starts and ends at a word, as a reading's ruled-out
+/// phrases and a report's sections do (a blank is a separator, so the other words are cut as
+/// they were). A text is cut once, and each blanked reading of it is a filter.
+pub fn spans_outside(spans: &[Span], blanked: &[[usize; 2]]) -> Vec<Span> {
+    let mut ranges: Vec<[usize; 2]> = blanked.iter().filter(|r| r[0] < r[1]).copied().collect();
+    ranges.sort_unstable();
+    let mut out = Vec::with_capacity(spans.len());
+    let mut next = 0;
+    for span in spans {
+        while next < ranges.len() && ranges[next][1] <= span.start {
+            next += 1;
+        }
+        // Ranges are sorted by start; any that meets this word starts before its end.
+        let meets = ranges[next..]
+            .iter()
+            .take_while(|r| r[0] < span.end)
+            .any(|r| r[1] > span.start);
+        if !meets {
+            out.push(span.clone());
+        }
+    }
+    out
+}
+
 /// The folded form of each ASCII byte: its lower case for a letter or digit, 0 otherwise.
 const ASCII_FOLD: [u8; 128] = {
     let mut table = [0u8; 128];
