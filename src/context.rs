@@ -289,11 +289,6 @@ impl Said {
         Said { words, at }
     }
 
-    /// The folded words of a text.
-    pub(crate) fn of(text: &str) -> Said {
-        Said::new(text::words(text))
-    }
-
     pub(crate) fn words(&self) -> &[Word] {
         &self.words
     }
@@ -502,12 +497,8 @@ pub fn rank_with_withheld(
     // The technique and comparison sections describe the examination: their modality is read,
     // not the organs they name.
     let (patient, examination) = report::about_the_patient(knowledge.lexicon, &read);
-    let said = Said::new(
-        text::spans_outside(&read_words, &examination)
-            .into_iter()
-            .map(|w| w.text)
-            .collect(),
-    );
+    let patient_words = text::spans_outside(&read_words, &examination);
+    let said = Said::new(patient_words.iter().map(|w| w.text.clone()).collect());
     let mut finding = read_said(knowledge, &patient, &said);
     if matches!(patient, std::borrow::Cow::Owned(_)) {
         let read_said = Said::new(read_words.into_iter().map(|w| w.text).collect());
@@ -522,6 +513,10 @@ pub fn rank_with_withheld(
         knowledge,
         query,
         &finding.read,
+        findings::Cut {
+            original: &reading.spans,
+            read: &patient_words,
+        },
         &finding,
         &reading.hedged,
         &finding.ruled_out,
@@ -970,7 +965,7 @@ mod tests {
     }
 
     fn read_finding(text: &str) -> Finding {
-        super::read_said(&KNOWLEDGE, text, &super::Said::of(text))
+        super::read_said(&KNOWLEDGE, text, &super::Said::new(text::words(text)))
     }
 
     fn q(text: &str) -> ContextQuery {

@@ -131,11 +131,10 @@ fn sentences(chars: &[char], from: usize, to: usize) -> Vec<(usize, usize)> {
 /// cut once with the sentence's (a clause starts and ends at a word).
 fn clauses(
     knowledge: &Knowledge,
-    chars: &Chars,
+    words: &[text::Span],
     from: usize,
     to: usize,
 ) -> Vec<(usize, usize, Vec<Word>)> {
-    let words = text::spans(chars.slice(from, to));
     let joins = |w: &text::Span| knowledge.lexicon.finding_joins.contains(&w.text.as_str());
     let folded: Vec<Word> = words.iter().map(|w| w.text.clone()).collect();
     if !words.iter().any(joins) {
@@ -157,8 +156,8 @@ fn clauses(
             .find(|z| z.at > k)
             .is_some_and(|z| z.at <= k + 2);
         if before && after && k + 1 < words.len() {
-            cuts.push((start, from + words[k].start, since, k));
-            start = from + words[k + 1].start;
+            cuts.push((start, words[k].start, since, k));
+            start = words[k + 1].start;
             since = k + 1;
         }
     }
@@ -170,10 +169,33 @@ fn clauses(
 
 /// The label of a line ("Spleen:" of "Spleen: 3 cm laceration"): up to four words before a
 /// colon at its start, as a character range; a section heading is not one.
-fn label(chars: &Chars, from: usize, to: usize) -> Option<(usize, usize)> {
+fn label(chars: &Chars, words: &[text::Span], from: usize, to: usize) -> Option<(usize, usize)> {
     let colon = (from..to).find(|&i| chars[i] == ':')?;
-    let words = text::words(chars.slice(from, colon));
-    (!words.is_empty() && words.len() <= 4).then_some((from, colon + 1))
+    let words = within(words, from, colon).len();
+    (words > 0 && words <= 4).then_some((from, colon + 1))
+}
+
+/// The words of a text `[from, to)` holds, among the text's words cut once (`words`, in order):
+/// every range cut here (a line, a label, a sentence, a clause) starts and ends between words.
+fn within(words: &[text::Span], from: usize, to: usize) -> &[text::Span] {
+    let first = words.partition_point(|w| w.start < from);
+    let past = words.partition_point(|w| w.start < to);
+    &words[first..past.max(first)]
+}
+
+/// The folded words of [`within`].
+fn words_within(words: &[text::Span], from: usize, to: usize) -> Vec<Word> {
+    within(words, from, to)
+        .iter()
+        .map(|w| w.text.clone())
+        .collect()
+}
+
+/// A report's words cut once, with their character offsets: the submitted text's and those of
+/// the text as grounding reads it (ruled-out words and the examination's sections blanked).
+pub struct Cut<'w> {
+    pub original: &'w [text::Span],
+    pub read: &'w [text::Span],
 }
 
 /// Where a line's body starts: after its label, if it has one.
@@ -215,6 +237,7 @@ pub fn findings(
     knowledge: &Knowledge,
     query: &ContextQuery,
     read: &str,
+    cut: Cut,
     report_wide: &Finding,
     hedged: &[RuledOut],
     ruled: &[RuledOut],
@@ -230,7 +253,7 @@ pub fn findings(
     // lobe, 1.8 cm").
     let title = match &sections[..] {
         [title, _, ..] if title.kind.is_none() => {
-            Said::of(chars.slice(title.span[0], title.span[1]))
+            Said::new(words_within(cut.read, title.span[0], title.span[1]))
         }
         _ => Said::new(Vec::new()),
     };
@@ -265,7 +288,7 @@ pub fn findings(
             // The line as written decides whether it is blank, a heading or labelled: a line
             // whose every word is ruled out ("Lungs: no nodules") is still a line.
             let written = original.slice(from, to);
-            let written_words = text::words(written);
+            let written_words = words_within(cut.original, from, to);
             if written_words.is_empty() {
                 heading = None;
                 continue;
@@ -275,18 +298,18 @@ pub fn findings(
                 heading = report::heading(knowledge.lexicon, written)
                     .is_none()
                     .then(|| {
-                        let words = text::words(line);
+                        let words = words_within(cut.read, from, to);
                         (words.join(" "), [from, to], words)
                     });
                 continue;
             }
-            let label = label(&original, from, to);
+            let label = label(&original, cut.original, from, to);
             let label_text = label.map_or("", |(f, t)| chars.slice(f, t));
-            let label_words = text::words(label_text);
+            let label_words = label.map_or(Vec::new(), |(f, t)| words_within(cut.read, f, t));
             // A line labelled with an organ of its own ("AIRWAYS:", "UPPER ABDOMEN:") ends the
             // block a bare heading above it opened ("LUNGS:"); "Nodule 1:" stays under it.
             if label.is_some() {
-                let said = Said::of(original.slice(from, body_from_of(label, from)));
+                let said = Said::new(words_within(cut.original, from, body_from_of(label, from)));
                 if !super::stated_organs(knowledge.lexicon, said.words(), |p| said.count(p))
                     .is_empty()
                 {
@@ -303,7 +326,7 @@ pub fn findings(
             let mut topic: Vec<&'static str> = Vec::new();
             let pieces_of_line = sentences(&chars, body_from, to)
                 .into_iter()
-                .flat_map(|(s, e)| clauses(knowledge, &chars, s, e));
+                .flat_map(|(s, e)| clauses(knowledge, within(cut.read, s, e), s, e));
             for (n, (s, e, sentence_words)) in pieces_of_line.enumerate() {
                 let sentence = chars.slice(s, e);
                 // What the sentence still asserts, with its line's label: "Nodule 1: right
