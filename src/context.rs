@@ -266,6 +266,9 @@ pub struct Finding {
 pub(crate) struct Said {
     words: Vec<Word>,
     at: Option<HashMap<Word, Vec<usize>, FastHash>>,
+    /// Where each word starts in the text, in characters, when the words were cut from the
+    /// whole text (its lines are then runs of them, not cut again).
+    starts: Option<Vec<usize>>,
 }
 
 /// Texts of at most this many words are scanned for a phrase rather than indexed.
@@ -286,7 +289,18 @@ impl Said {
             }
             at
         });
-        Said { words, at }
+        Said {
+            words,
+            at,
+            starts: None,
+        }
+    }
+
+    /// [`Said::new`] of words cut with their offsets in the text.
+    pub(crate) fn of_spans(spans: &[text::Span]) -> Said {
+        let mut said = Said::new(spans.iter().map(|w| w.text.clone()).collect());
+        said.starts = Some(spans.iter().map(|w| w.start).collect());
+        said
     }
 
     pub(crate) fn words(&self) -> &[Word] {
@@ -351,7 +365,7 @@ pub(crate) fn read_said(knowledge: &Knowledge, text: &str, said: &Said) -> Findi
             None => true,
             Some(organ) => {
                 let lines = lines.get_or_insert_with(|| {
-                    organ_lines(text, said.words())
+                    organ_lines(text, said)
                         .iter()
                         .map(|words| (cue_index.items(words), lexicon.index().organs.items(words)))
                         .collect()
@@ -423,15 +437,24 @@ fn stated_modalities(lexicon: &Lexicon, said: &Said) -> Vec<&'static str> {
 /// alone on its line names the organ of the lines that follow, up to a blank line or the next
 /// heading). A one-line finding is one line. `words` are the text's own, so a text of one line
 /// (a finding) is not cut again.
-fn organ_lines(text: &str, words: &[Word]) -> Vec<Vec<Word>> {
+fn organ_lines(text: &str, said: &Said) -> Vec<Vec<Word>> {
     let mut out = Vec::new();
     let mut heading: Option<Vec<Word>> = None;
     let one_line = !text.contains('\n');
-    for line in text.lines() {
-        let words = if one_line {
-            words.to_vec()
-        } else {
-            text::words(line)
+    // With the words' offsets, a line's words are the run that starts within it.
+    let (mut at, mut next) = (0, 0);
+    for line in text.split_inclusive('\n') {
+        let words = match &said.starts {
+            _ if one_line => said.words.clone(),
+            Some(starts) => {
+                at += line.chars().count();
+                let first = next;
+                while next < starts.len() && starts[next] < at {
+                    next += 1;
+                }
+                said.words[first..next].to_vec()
+            }
+            None => text::words(line),
         };
         if words.is_empty() {
             heading = None;
@@ -498,7 +521,7 @@ pub fn rank_with_withheld(
     // not the organs they name.
     let (patient, examination) = report::about_the_patient(knowledge.lexicon, &read);
     let patient_words = text::spans_outside(&read_words, &examination);
-    let said = Said::new(patient_words.iter().map(|w| w.text.clone()).collect());
+    let said = Said::of_spans(&patient_words);
     let mut finding = read_said(knowledge, &patient, &said);
     if matches!(patient, std::borrow::Cow::Owned(_)) {
         let read_said = Said::new(read_words.into_iter().map(|w| w.text).collect());

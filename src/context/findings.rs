@@ -359,10 +359,12 @@ pub fn findings(
                         .iter()
                         .take_while(|r| r.span[0] < trim_to)
                         .collect();
-                    let said: Vec<Word> = rules.iter().flat_map(|r| text::words(&r.text)).collect();
+                    // A phrase's words are the submitted text's in its span.
+                    let words_of = |r: &RuledOut| words_within(cut.original, r.span[0], r.span[1]);
+                    let said: Vec<Word> = rules.iter().flat_map(|r| words_of(r)).collect();
                     let rule = rules
                         .iter()
-                        .find(|r| names_something(knowledge, &text::words(&r.text)))
+                        .find(|r| names_something(knowledge, &words_of(r)))
                         .or(rules.first());
                     if let (true, Some(rule)) = (names_something(knowledge, &said), rule) {
                         out_of_it.push(Group {
