@@ -253,9 +253,9 @@ pub struct Finding {
     pub more_findings: usize,
     /// The report-wide setting, read once and applied to every finding.
     pub setting: setting::Setting,
-    /// The folded words of `read`, as it was cut for its reading (the answer's prefill reads
-    /// them again).
-    pub read_words: Vec<Word>,
+    /// The folded words of `read` with their offsets, as the text was cut for its reading (the
+    /// answer's prefill and its findings' evaluations read them again).
+    pub read_spans: Vec<text::Span>,
 }
 
 /// Folded words and where each stands, so a phrase of the lexicon is looked up by its first
@@ -528,7 +528,7 @@ pub fn rank_with_withheld(
         finding.modalities = stated_modalities(knowledge.lexicon, &read_said);
     }
     finding.read = patient.into_owned();
-    finding.read_words = said.into_words();
+    finding.read_spans = patient_words;
     finding.ruled_out = ruled_out;
     setting::apply(knowledge, &setting, &mut finding);
     finding.setting = setting;
@@ -538,7 +538,7 @@ pub fn rank_with_withheld(
         &finding.read,
         findings::Cut {
             original: &reading.spans,
-            read: &patient_words,
+            read: &finding.read_spans,
         },
         &finding,
         &reading.hedged,

@@ -730,10 +730,10 @@ fn withheld_system(w: &Withheld) -> WithheldSystem {
 /// the evaluator makes of the finding.
 pub fn ground(knowledge: &Knowledge, query: &ContextQuery) -> Grounding {
     let (mut finding, selected, withheld) = rank_with_withheld(knowledge, query);
-    let read: Vec<char> = finding.read.chars().collect();
     let original: Vec<char> = query.text.chars().collect();
     // The evaluator is given what the text asserts, not what it rules out.
-    let words = std::mem::take(&mut finding.read_words);
+    let read = std::mem::take(&mut finding.read_spans);
+    let words: Vec<Word> = read.iter().map(|w| w.text.clone()).collect();
     let finding_words = text::WordIndex::new(&words);
     let reading = prefill::Reading::of(knowledge.lexicon, &finding_words);
     let systems = selected

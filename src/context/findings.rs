@@ -86,19 +86,15 @@ pub struct Group {
 }
 
 impl Group {
-    /// The words of the finding as grounding read them (`read`: the text with ruled-out words
-    /// blanked), each with its offsets in the submitted text.
-    pub fn words(&self, read: &[char]) -> Vec<text::Span> {
-        let mut out = Vec::new();
-        for [from, to] in &self.pieces {
-            let piece: String = read[*from..*to].iter().collect();
-            out.extend(text::spans(&piece).into_iter().map(|mut w| {
-                w.start += from;
-                w.end += from;
-                w
-            }));
-        }
-        out
+    /// The words of the finding as grounding read them, each with its offsets in the submitted
+    /// text: those of its pieces among `read`, the words of the text as read (ruled-out words
+    /// blanked), cut once.
+    pub fn words(&self, read: &[text::Span]) -> Vec<text::Span> {
+        self.pieces
+            .iter()
+            .flat_map(|&[from, to]| text::within(read, from, to))
+            .cloned()
+            .collect()
     }
 }
 
@@ -171,21 +167,13 @@ fn clauses(
 /// colon at its start, as a character range; a section heading is not one.
 fn label(chars: &Chars, words: &[text::Span], from: usize, to: usize) -> Option<(usize, usize)> {
     let colon = (from..to).find(|&i| chars[i] == ':')?;
-    let words = within(words, from, colon).len();
+    let words = text::within(words, from, colon).len();
     (words > 0 && words <= 4).then_some((from, colon + 1))
 }
 
-/// The words of a text `[from, to)` holds, among the text's words cut once (`words`, in order):
-/// every range cut here (a line, a label, a sentence, a clause) starts and ends between words.
-fn within(words: &[text::Span], from: usize, to: usize) -> &[text::Span] {
-    let first = words.partition_point(|w| w.start < from);
-    let past = words.partition_point(|w| w.start < to);
-    &words[first..past.max(first)]
-}
-
-/// The folded words of [`within`].
+/// The folded words of [`text::within`].
 fn words_within(words: &[text::Span], from: usize, to: usize) -> Vec<Word> {
-    within(words, from, to)
+    text::within(words, from, to)
         .iter()
         .map(|w| w.text.clone())
         .collect()
@@ -326,7 +314,7 @@ pub fn findings(
             let mut topic: Vec<&'static str> = Vec::new();
             let pieces_of_line = sentences(&chars, body_from, to)
                 .into_iter()
-                .flat_map(|(s, e)| clauses(knowledge, within(cut.read, s, e), s, e));
+                .flat_map(|(s, e)| clauses(knowledge, text::within(cut.read, s, e), s, e));
             for (n, (s, e, sentence_words)) in pieces_of_line.enumerate() {
                 let sentence = chars.slice(s, e);
                 // What the sentence still asserts, with its line's label: "Nodule 1: right

@@ -282,6 +282,15 @@ pub fn spans_outside(spans: &[Span], blanked: &[[usize; 2]]) -> Vec<Span> {
     out
 }
 
+/// The words of a text that `[from, to)` holds, among the text's words cut once (`words`, in
+/// order): for a range that starts and ends between words (a line, a label, a sentence, a
+/// clause), the words cutting that piece alone would give, with their offsets in the text.
+pub fn within(words: &[Span], from: usize, to: usize) -> &[Span] {
+    let first = words.partition_point(|w| w.start < from);
+    let past = words.partition_point(|w| w.start < to);
+    &words[first..past.max(first)]
+}
+
 /// The folded form of each ASCII byte: its lower case for a letter or digit, 0 otherwise.
 const ASCII_FOLD: [u8; 128] = {
     let mut table = [0u8; 128];
