@@ -385,7 +385,7 @@ pub struct WordIndex<'w> {
 
 /// The hasher of the word and phrase tables built while reading text: words are short and
 /// hashed many times, and its keys are fixed, so wasm needs no random source.
-pub type FastHash = std::hash::BuildHasherDefault<ahash::AHasher>;
+pub type FastHash = foldhash::fast::FixedState;
 
 impl<'w> WordIndex<'w> {
     /// Indexes folded words (from [`words`]).
