@@ -435,8 +435,9 @@ fn stated_modalities(lexicon: &Lexicon, said: &Said) -> Vec<&'static str> {
 
 /// The lines of a text, folded, each with the label of the heading line above it ("KIDNEYS:"
 /// alone on its line names the organ of the lines that follow, up to a blank line or the next
-/// heading). A one-line finding is one line. `words` are the text's own, so a text of one line
-/// (a finding) is not cut again.
+/// heading). A one-line finding is one line. The words are `said`'s own, so no text is cut
+/// again: a text of one line (a finding) is its words, and a whole text read with its words'
+/// offsets ([`Said::of_spans`]) has as each line's words the run that starts in it.
 fn organ_lines(text: &str, said: &Said) -> Vec<Vec<Word>> {
     let mut out = Vec::new();
     let mut heading: Option<Vec<Word>> = None;
@@ -924,13 +925,7 @@ mod tests {
     fn a_reading_filters_the_words_of_the_text_as_cutting_the_blanked_text_would() {
         let blank = |text: &str, ranges: &[[usize; 2]]| -> String {
             let mut chars: Vec<char> = text.chars().collect();
-            for r in ranges {
-                for c in &mut chars[r[0]..r[1]] {
-                    if *c != '\n' {
-                        *c = ' ';
-                    }
-                }
-            }
+            text::blank(&mut chars, ranges);
             chars.into_iter().collect()
         };
         let folded =

@@ -327,25 +327,18 @@ pub fn read<'t>(model: &'static Assertions, text: &'t str) -> Reading<'t> {
             spans: a.words,
         };
     }
-    let ruled = phrases(&original, &a, &out);
-    let mut chars = original;
-    // A ruled-out phrase is blanked, and its trigger is read no more than it ("no",
-    // "unremarkable").
-    for r in &ruled {
-        for span in [r.span, r.trigger_span] {
-            for c in chars.iter_mut().take(span[1]).skip(span[0]) {
-                if *c != '\n' {
-                    *c = ' ';
-                }
-            }
-        }
-    }
-    Reading {
-        text: Cow::Owned(chars.into_iter().collect()),
-        ruled_out: ruled,
+    let mut reading = Reading {
+        text: Cow::Borrowed(text),
+        ruled_out: phrases(&original, &a, &out),
         hedged,
         spans: a.words,
-    }
+    };
+    // A ruled-out phrase is blanked, and its trigger is read no more than it ("no",
+    // "unremarkable").
+    let mut chars = original;
+    text::blank(&mut chars, &reading.blanked());
+    reading.text = Cow::Owned(chars.into_iter().collect());
+    reading
 }
 
 /// [`read`]'s text and ruled-out phrases.

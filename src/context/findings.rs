@@ -165,7 +165,7 @@ fn clauses(
 
 /// The label of a line ("Spleen:" of "Spleen: 3 cm laceration"): up to four words before a
 /// colon at its start, as a character range; a section heading is not one.
-fn label(chars: &Chars, words: &[text::Span], from: usize, to: usize) -> Option<(usize, usize)> {
+fn label(chars: &[char], words: &[text::Span], from: usize, to: usize) -> Option<(usize, usize)> {
     let colon = (from..to).find(|&i| chars[i] == ':')?;
     let words = text::within(words, from, colon).len();
     (words > 0 && words <= 4).then_some((from, colon + 1))

@@ -103,13 +103,7 @@ pub fn about_the_patient<'t>(lexicon: &Lexicon, text: &'t str) -> (Cow<'t, str>,
         return (Cow::Borrowed(text), ranges);
     }
     let mut chars: Vec<char> = text.chars().collect();
-    for s in &examination {
-        for c in chars.iter_mut().take(s.span[1]).skip(s.span[0]) {
-            if *c != '\n' {
-                *c = ' ';
-            }
-        }
-    }
+    text::blank(&mut chars, &ranges);
     (Cow::Owned(chars.into_iter().collect()), ranges)
 }
 

@@ -61,13 +61,7 @@ pub fn read(
         .flat_map(|r| [r.span, r.trigger_span])
         .collect();
     let mut chars: Vec<char> = original.chars().collect();
-    for span in &blanked {
-        for c in chars.iter_mut().take(span[1]).skip(span[0]) {
-            if *c != '\n' {
-                *c = ' ';
-            }
-        }
-    }
+    text::blank(&mut chars, &blanked);
     let spans = text::spans_outside(words, &blanked);
     let words: Vec<Word> = spans.iter().map(|s| s.text.clone()).collect();
     let index = text::WordIndex::new(&words);

@@ -256,6 +256,19 @@ fn cut_folded(
     }
 }
 
+/// Blanks the character ranges `blanked` (`[start, end)`) of a text's characters with spaces,
+/// keeping its line breaks, so every offset stays where it was: how a reading of a report
+/// leaves out what it does not read. Its words are then those of [`spans_outside`].
+pub fn blank(chars: &mut [char], blanked: &[[usize; 2]]) {
+    for range in blanked {
+        for c in chars.iter_mut().take(range[1]).skip(range[0]) {
+            if *c != '\n' {
+                *c = ' ';
+            }
+        }
+    }
+}
+
 /// The words of a text (`spans`, from [`spans`]) that meet none of the `blanked` character
 /// ranges (`[start, end)`, in any order, overlapping or not): the words of the same text with
 /// those ranges blanked, when every range starts and ends at a word, as a reading's ruled-out
