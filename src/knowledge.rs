@@ -44,8 +44,10 @@ pub struct Lexicon {
     pub negations: &'static [&'static str],
     /// Value phrases too generic to read from free text.
     pub generic_values: &'static [&'static str],
-    /// Words after a number that make it an age.
+    /// Phrases after a number that make it an age ("67-year-old"; not "2 years ago").
     pub age_words: &'static [&'static str],
+    /// Words right before a number that make it an age ("Age: 67").
+    pub age_lead_words: &'static [&'static str],
     /// Phrases that make a sentence report a finding with no measured noun and no size.
     pub finding_words: &'static [&'static str],
     /// Words that open a recommendation, not a finding.

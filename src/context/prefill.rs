@@ -69,7 +69,8 @@ pub struct Age {
     pub end: usize,
 }
 
-/// Sizes ("8 mm", "8mm", "1.5 cm") and the age ("67-year-old", "67 yo") in folded words.
+/// Sizes ("8 mm", "8mm", "1.5 cm") and the first age stated ("67-year-old", "67 yo", "Age:
+/// 67") in folded words.
 pub fn sizes_and_age(lexicon: &Lexicon, words: &[Word]) -> (Vec<SizeMention>, Option<Age>) {
     let mut sizes = Vec::new();
     let mut age = None;
@@ -94,17 +95,46 @@ pub fn sizes_and_age(lexicon: &Lexicon, words: &[Word]) -> (Vec<SizeMention>, Op
                 at: i,
                 end,
             }),
-            Some(word) if lexicon.age_words.contains(&word) => {
-                age = Some(Age {
-                    years: value,
-                    at: i,
-                    end,
-                })
+            // The first age stated is the patient's: a report states it first ("71-year-old
+            // woman"), and a later one dates an event ("stopped smoking at age 60").
+            _ if age.is_some() => {}
+            _ => {
+                if let Some(end) = age_end(lexicon, words, i) {
+                    age = Some(Age {
+                        years: value,
+                        at: i,
+                        end,
+                    });
+                }
             }
-            _ => {}
         }
     }
     (sizes, age)
+}
+
+/// Where the age stated by the number at word `at` ends, if it states one: the number followed
+/// by an age phrase of the lexicon ("67-year-old", "67 yo", "67yo"), or led by an age word
+/// ("Age: 67", "aged 67 years"). A number of years alone ("stable for 2 years") is no age.
+fn age_end(lexicon: &Lexicon, words: &[Word], at: usize) -> Option<usize> {
+    let number = &words[at];
+    // A unit written onto the number ("67yo") is the phrase's first word.
+    let attached = number
+        .find(|c: char| c.is_ascii_alphabetic())
+        .map(|pos| &number[pos..]);
+    let after: Vec<&str> = attached
+        .into_iter()
+        .chain(words[at + 1..].iter().map(Word::as_str))
+        .collect();
+    let past = |len: usize| at + 1 + len - usize::from(attached.is_some());
+    let phrase = lexicon.age_words.iter().find_map(|p| {
+        let parts: Vec<&str> = p.split(' ').collect();
+        after.starts_with(&parts).then_some(parts.len())
+    });
+    if let Some(len) = phrase {
+        return Some(past(len));
+    }
+    let led = at > 0 && lexicon.age_lead_words.contains(&words[at - 1].as_str());
+    led.then_some(at + 1)
 }
 
 /// A length input (mm or cm) as sizes are matched to it.
@@ -627,6 +657,38 @@ mod tests {
             Some(Given::Choice(v)) => Some(v),
             _ => None,
         }
+    }
+
+    /// An age is a number with an age phrase after it or an age word before it, and the first
+    /// one stated: a number of years alone dates something ("CT 3 years ago").
+    #[test]
+    fn the_age_is_the_first_stated_and_a_span_of_years_is_none() {
+        let age = |text: &str| {
+            sizes_and_age(&LEXICON, &text::words(text))
+                .1
+                .map(|a| a.years)
+        };
+        assert_eq!(
+            age("71-year-old woman. Stable since the CT 3 years ago."),
+            Some(71.0)
+        );
+        assert_eq!(
+            age("Compared with CT from 3 years ago; 64 yo male."),
+            Some(64.0)
+        );
+        assert_eq!(age("64yo F"), Some(64.0));
+        assert_eq!(age("64 y/o female"), Some(64.0));
+        assert_eq!(age("Age: 58 years. Follow-up in 2 years."), Some(58.0));
+        assert_eq!(age("aged 70"), Some(70.0));
+        assert_eq!(age("55 years of age"), Some(55.0));
+        assert_eq!(age("A 3-year-old boy"), Some(3.0));
+        assert_eq!(age("Stable for 2 years; a 6 mm nodule."), None);
+        assert_eq!(age("Follow-up ultrasound in 2 years is suggested."), None);
+        assert_eq!(age("61-year-old, stopped smoking at age 50"), Some(61.0));
+        // The words of the age end where its phrase does.
+        let words = text::words("a 64 year old man");
+        let found = sizes_and_age(&LEXICON, &words).1.unwrap();
+        assert_eq!((found.at, found.end), (1, 4));
     }
 
     #[test]

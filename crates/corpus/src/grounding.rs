@@ -122,8 +122,12 @@ pub struct Lexicon {
     pub negations: Vec<String>,
     /// Value phrases too generic to read from free text.
     pub generic_values: Vec<String>,
-    /// Words after a number that make it an age ("67-year-old").
+    /// Phrases after a number that make it an age ("67-year-old", "67 yo", "67 years of age");
+    /// a number of years alone is not one ("stable for 2 years", "CT 3 years ago").
     pub age_words: Vec<String>,
+    /// Words right before a number that make it an age ("Age: 67 years", "aged 67").
+    #[serde(default)]
+    pub age_lead_words: Vec<String>,
     /// Words that make a sentence report a finding a guideline may govern even with no
     /// measured noun and no size ("coronary calcification", "lumbar spondylosis").
     pub finding_words: Vec<String>,
@@ -664,7 +668,7 @@ fn validate_lexicon(lexicon: &Lexicon, corpus: &Corpus) -> Vec<Problem> {
         ("clause_breaks", &lexicon.clause_breaks),
         ("finding_joins", &lexicon.finding_joins),
         ("negations", &lexicon.negations),
-        ("age_words", &lexicon.age_words),
+        ("age_lead_words", &lexicon.age_lead_words),
         ("recommendation_words", &lexicon.recommendation_words),
         ("attenuation_words", &lexicon.attenuation_words),
         ("hu_words", &lexicon.hu_words),
@@ -672,6 +676,7 @@ fn validate_lexicon(lexicon: &Lexicon, corpus: &Corpus) -> Vec<Problem> {
         check_phrases(&mut r, &format!("$.{key}"), list, true);
     }
     check_phrases(&mut r, "$.finding_words", &lexicon.finding_words, false);
+    check_phrases(&mut r, "$.age_words", &lexicon.age_words, false);
     check_phrases(&mut r, "$.generic_values", &lexicon.generic_values, false);
     let mut settings = BTreeSet::new();
     for (i, entry) in lexicon.settings.iter().enumerate() {
@@ -991,9 +996,9 @@ pub fn emit(grounding: &Grounding, systems: &[(String, System)]) -> String {
          sections: {sections},\n    \
          modality_spellings: &{spellings:?},\n    \
          measured_nouns: {measured},\n    lesion_nouns: &{:?},\n    measure_words: &{:?},\n    \
-         clause_breaks: &{:?},\n    finding_joins: &{:?},\n    negations: &{:?},\n    generic_values: &{:?},\n    age_words: &{:?},\n    \
+         clause_breaks: &{:?},\n    finding_joins: &{:?},\n    negations: &{:?},\n    generic_values: &{:?},\n    age_words: &{:?},\n    age_lead_words: &{:?},\n    \
          finding_words: &{:?},\n    recommendation_words: &{:?},\n    attenuation_words: &{:?},\n    hu_words: &{:?},\n    settings: {settings},\n}};\n",
-        lex.lesion_nouns, lex.measure_words, lex.clause_breaks, lex.finding_joins, lex.negations, lex.generic_values, lex.age_words,
+        lex.lesion_nouns, lex.measure_words, lex.clause_breaks, lex.finding_joins, lex.negations, lex.generic_values, lex.age_words, lex.age_lead_words,
         lex.finding_words, lex.recommendation_words, lex.attenuation_words, lex.hu_words
     )
     .unwrap();
