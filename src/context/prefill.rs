@@ -121,14 +121,17 @@ fn age_end(lexicon: &Lexicon, words: &[Word], at: usize) -> Option<usize> {
     let attached = number
         .find(|c: char| c.is_ascii_alphabetic())
         .map(|pos| &number[pos..]);
-    let after: Vec<&str> = attached
-        .into_iter()
-        .chain(words[at + 1..].iter().map(Word::as_str))
-        .collect();
+    let after = || {
+        attached
+            .into_iter()
+            .chain(words[at + 1..].iter().map(Word::as_str))
+    };
     let past = |len: usize| at + 1 + len - usize::from(attached.is_some());
     let phrase = lexicon.age_words.iter().find_map(|p| {
-        let parts: Vec<&str> = p.split(' ').collect();
-        after.starts_with(&parts).then_some(parts.len())
+        let mut next = after();
+        p.split(' ')
+            .all(|part| next.next() == Some(part))
+            .then(|| p.split(' ').count())
     });
     if let Some(len) = phrase {
         return Some(past(len));
