@@ -76,10 +76,13 @@ pub fn sizes_and_age(lexicon: &Lexicon, words: &[Word]) -> (Vec<SizeMention>, Op
     let mut age = None;
     for (i, w) in words.iter().enumerate() {
         let next = words.get(i + 1).map(Word::as_str);
-        let (number, unit, end) = match w.find(|c: char| c.is_ascii_alphabetic()) {
-            // "8mm", "1.5cm"
-            Some(pos) if pos > 0 => (&w[..pos], Some(&w[pos..]), i + 1),
-            _ => (w.as_str(), next, i + 2),
+        // A unit written onto the number: "8mm", "1.5cm", "67yo".
+        let attached = w
+            .find(|c: char| c.is_ascii_alphabetic())
+            .filter(|&pos| pos > 0);
+        let (number, unit, end) = match attached {
+            Some(pos) => (&w[..pos], Some(&w[pos..]), i + 1),
+            None => (w.as_str(), next, i + 2),
         };
         let Ok(value) = number.parse::<f64>() else {
             continue;
@@ -99,7 +102,7 @@ pub fn sizes_and_age(lexicon: &Lexicon, words: &[Word]) -> (Vec<SizeMention>, Op
             // woman"), and a later one dates an event ("stopped smoking at age 60").
             _ if age.is_some() => {}
             _ => {
-                if let Some(end) = age_end(lexicon, words, i) {
+                if let Some(end) = age_end(lexicon, words, i, attached.map(|pos| &w[pos..])) {
                     age = Some(Age {
                         years: value,
                         at: i,
@@ -115,12 +118,8 @@ pub fn sizes_and_age(lexicon: &Lexicon, words: &[Word]) -> (Vec<SizeMention>, Op
 /// Where the age stated by the number at word `at` ends, if it states one: the number followed
 /// by an age phrase of the lexicon ("67-year-old", "67 yo", "67yo"), or led by an age word
 /// ("Age: 67", "aged 67 years"). A number of years alone ("stable for 2 years") is no age.
-fn age_end(lexicon: &Lexicon, words: &[Word], at: usize) -> Option<usize> {
-    let number = &words[at];
-    // A unit written onto the number ("67yo") is the phrase's first word.
-    let attached = number
-        .find(|c: char| c.is_ascii_alphabetic())
-        .map(|pos| &number[pos..]);
+/// `attached`: a unit written onto the number ("yo" of "67yo"), the phrase's first word.
+fn age_end(lexicon: &Lexicon, words: &[Word], at: usize, attached: Option<&str>) -> Option<usize> {
     let after = || {
         attached
             .into_iter()

@@ -74,7 +74,8 @@ impl References {
             return 0;
         }
         let line = |(i, r): (usize, &String)| {
-            (i + 1).to_string().len() + "[] \n".len() + r.chars().count()
+            // "[n] " and the line's end around the reference; n's digits.
+            (i + 1).ilog10() as usize + 1 + "[] \n".len() + r.chars().count()
         };
         REFERENCES_HEADING.len() + self.0.iter().enumerate().map(line).sum::<usize>()
     }

@@ -94,12 +94,12 @@ pub fn sections(lexicon: &Lexicon, text: &str) -> Vec<Section> {
 /// The text without the sections that describe the examination (blanked, so every offset
 /// stays where it was; the text itself when it has none), and their character ranges.
 pub fn about_the_patient<'t>(lexicon: &Lexicon, text: &'t str) -> (Cow<'t, str>, Vec<[usize; 2]>) {
-    let examination: Vec<Section> = sections(lexicon, text)
+    let ranges: Vec<[usize; 2]> = sections(lexicon, text)
         .into_iter()
         .filter(|s| s.kind.is_some_and(SectionKind::describes_the_examination))
+        .map(|s| s.span)
         .collect();
-    let ranges = examination.iter().map(|s| s.span).collect();
-    if examination.is_empty() {
+    if ranges.is_empty() {
         return (Cow::Borrowed(text), ranges);
     }
     let mut chars: Vec<char> = text.chars().collect();

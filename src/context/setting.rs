@@ -46,13 +46,13 @@ impl Setting {
     }
 }
 
-/// Reads the setting of `original` (the submitted text, cut into `words`); `ruled` are its
+/// Reads the setting of `original` (the submitted text, cut into `cut`); `ruled` are its
 /// ruled-out phrases: what is negated, hypothetical or about a relative is not the patient's
 /// setting, what is historical is.
 pub fn read(
     knowledge: &Knowledge,
     original: &str,
-    words: &[text::Span],
+    cut: &[text::Span],
     ruled: &[RuledOut],
 ) -> Setting {
     let blanked: Vec<[usize; 2]> = ruled
@@ -62,7 +62,7 @@ pub fn read(
         .collect();
     let mut chars: Vec<char> = original.chars().collect();
     text::blank(&mut chars, &blanked);
-    let spans = text::spans_outside(words, &blanked);
+    let spans = text::spans_outside(cut, &blanked);
     let words: Vec<Word> = spans.iter().map(|s| s.text.clone()).collect();
     let index = text::WordIndex::new(&words);
     let mut setting = Setting::default();
