@@ -76,7 +76,9 @@ fn try_main() -> Result<(), String> {
                     (slug, body)
                 })
                 .collect();
-            let packs = corpus::store::pack(&compiled.hash, bodies);
+            println!("cargo:rerun-if-env-changed=RADREF_PACK_BYTES");
+            let target = corpus::store::pack_target(env::var("RADREF_PACK_BYTES").ok().as_deref())?;
+            let packs = corpus::store::pack(&compiled.hash, bodies, target);
             // Packs of an earlier corpus go; a bundle build leaves the directory alone (a host
             // build must not take the packs from under a store build of the same tree).
             if store_dir.exists() {

@@ -30,6 +30,9 @@ export WORKER_BUILD_ARGS="--release --no-opt"
 # assets read through the ASSETS binding), the placement a large corpus gets, so that path is
 # exercised end to end; the host tests run the bundle placement the corpus gets today.
 export RADREF_BODY_STORE=assets
+# Packs of 256 KiB, so that today's corpus spreads over several (a deployed build over a
+# large corpus packs 4 MiB each) and each request reads only the packs it meets.
+export RADREF_PACK_BYTES=262144
 sh scripts/worker-build.sh || die "worker build"
 phase_done
 

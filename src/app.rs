@@ -126,6 +126,7 @@ async fn serve<S: Services>(
                         request,
                         params,
                         who,
+                        charged: Default::default(),
                     };
                     match decision {
                         Some(d) if !d.allowed => Err(ApiError::RateLimited {
@@ -180,35 +181,52 @@ async fn key_check<S: Services>(
 
 /// Runs the operation's handler: one arm per feature, whose own `dispatch` is exhaustive.
 async fn dispatch<S: Services>(op: Op, call: &Call<'_, S>) -> Result<Response, ApiError> {
-    if op.reads_bodies() {
-        read_store(call.services).await?;
+    match op {
+        Op::Templates(op) => {
+            // A template's bindings name systems only once its stored fields are read, and it
+            // writes: every pack is read first.
+            read_packs(call.services, compiled::unread_packs()).await?;
+            api::templates::dispatch(op, call).await
+        }
+        Op::Webhooks(op) => api::webhooks::dispatch(op, call).await,
+        Op::Service(_) | Op::Corpus(_) | Op::Context(_) | Op::Mcp(_) => loop {
+            // These read the corpus and nothing else, so where the build placed the bodies in
+            // the store, an answer that met an unread pack is dropped and given again once the
+            // packs it met are read: each pass reads at least one more pack, so this ends.
+            call.begin_pass();
+            let (result, unread) = compiled::noting_unread(|| read_corpus(op, call));
+            if unread.is_empty() {
+                return result;
+            }
+            read_packs(call.services, unread).await?;
+        },
     }
+}
+
+/// The operations that only read the corpus, answered from memory.
+fn read_corpus<S: Services>(op: Op, call: &Call<'_, S>) -> Result<Response, ApiError> {
     match op {
         Op::Service(op) => api::service::dispatch(op, call),
         Op::Corpus(op) => api::corpus::dispatch(op, call),
         Op::Context(op) => api::context::dispatch(op, call),
         Op::Mcp(op) => api::mcp::dispatch(op, call),
-        Op::Templates(op) => api::templates::dispatch(op, call).await,
-        Op::Webhooks(op) => api::webhooks::dispatch(op, call).await,
+        Op::Templates(_) | Op::Webhooks(_) => {
+            Err(ApiError::internal(format!("{op:?} is not a corpus read")))
+        }
     }
 }
 
-/// Reads the corpus store's packs into the isolate, once, when the build placed the system
-/// bodies there (`corpus::compiled::bodies_in_store`); a bundle build returns at once. The
-/// packs are read in parallel; a failure is a 503 that the next request retries.
-async fn read_store<S: Services>(services: &S) -> Result<(), ApiError> {
-    if compiled::bodies_ready() {
-        return Ok(());
-    }
-    let reads = compiled::STORE_PACKS
-        .iter()
-        .map(|path| services.corpus_pack(path));
-    let packs: Result<Vec<Vec<u8>>, String> = futures_util::future::join_all(reads)
+/// Reads packs of the corpus store (`corpus::compiled::STORE_PACKS` indices) into the isolate,
+/// in parallel; a failure is a 503 that the next request retries.
+async fn read_packs<S: Services>(services: &S, packs: Vec<usize>) -> Result<(), ApiError> {
+    let reads = packs.iter().map(|&i| async move {
+        let bytes = services.corpus_pack(compiled::STORE_PACKS[i]).await?;
+        compiled::install_pack(i, bytes)
+    });
+    futures_util::future::join_all(reads)
         .await
         .into_iter()
-        .collect();
-    packs
-        .and_then(compiled::install_packs)
+        .collect::<Result<(), String>>()
         .map_err(|cause| ApiError::Unavailable {
             cause: format!("corpus store: {cause}"),
         })

@@ -9,6 +9,7 @@ use crate::error::ApiError;
 use crate::http::Request;
 use crate::routes::PathParams;
 use crate::services::{App, Services};
+use std::cell::Cell;
 
 /// Who is calling, once the key checked out.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -25,6 +26,10 @@ pub struct Call<'a, S> {
     pub params: PathParams,
     /// The caller, on routes whose access rule asks for a key.
     pub who: Option<Principal>,
+    /// Units the handler asked to spend in this pass, and units spent over all passes: a
+    /// handler that meets an unread pack of the corpus store runs again (`app`), and spends
+    /// only what the earlier passes have not.
+    pub charged: Cell<(u32, u32)>,
 }
 
 impl<S: Services> Call<'_, S> {
@@ -41,6 +46,13 @@ impl<S: Services> Call<'_, S> {
             .ok_or_else(|| ApiError::internal("a keyed handler was reached without a key"))
     }
 
+    /// Starts a pass of the handler: what it asks to spend counts from nothing again, against
+    /// what earlier passes spent.
+    pub fn begin_pass(&self) {
+        let (_, spent) = self.charged.get();
+        self.charged.set((0, spent));
+    }
+
     /// Milliseconds since the epoch, from the platform's clock.
     pub fn now_ms(&self) -> u64 {
         self.services.now_ms()
@@ -50,6 +62,10 @@ impl<S: Services> Call<'_, S> {
     /// spent one): a costly operation weighs what it costs. 429 when that many are not left,
     /// before the work is done.
     pub fn charge(&self, units: u32) -> Result<(), ApiError> {
+        let (asked, spent) = self.charged.get();
+        let asked = asked + units;
+        self.charged.set((asked, spent));
+        let units = asked.saturating_sub(spent);
         if units == 0 {
             return Ok(());
         }
@@ -59,6 +75,7 @@ impl<S: Services> Call<'_, S> {
             .corpus_limiter
             .take(self.request.client_ip(), units, now_secs);
         if decision.allowed {
+            self.charged.set((asked, asked));
             Ok(())
         } else {
             Err(ApiError::RateLimited {

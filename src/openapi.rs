@@ -484,7 +484,7 @@ fn service_operation(op: ServiceOp) -> Value {
             "type": "object", "required": ["status", "version", "corpus"],
             "properties": { "status": { "const": "ok" }, "service": { "type": "string" }, "version": { "type": "string" },
                 "api_version": { "type": "string" }, "environment": { "type": "string" },
-                "corpus": { "type": "object", "required": ["hash"], "properties": { "hash": { "type": "string", "pattern": "^[0-9a-f]{64}$" }, "systems": { "type": "integer" }, "clinical_lines": { "type": "integer" }, "bodies": { "type": "string", "enum": ["bundle", "store"], "description": "Where the system bodies live: compiled into the worker, or in packs of the static-asset store that each isolate reads on its first request that needs them (chosen at build time by size)." } } },
+                "corpus": { "type": "object", "required": ["hash"], "properties": { "hash": { "type": "string", "pattern": "^[0-9a-f]{64}$" }, "systems": { "type": "integer" }, "clinical_lines": { "type": "integer" }, "bodies": { "type": "string", "enum": ["bundle", "store"], "description": "Where the system bodies live: compiled into the worker, or in packs of the static-asset store that each isolate reads on its first request that needs them (chosen at build time by size)." }, "packs": { "type": "integer", "minimum": 0, "description": "How many packs the store holds (0 when the bodies are in the bundle)." }, "packs_read": { "type": "integer", "minimum": 0, "description": "How many of them this isolate has read: each is read on the first request that meets a body in it, so a fresh isolate has read none." } } },
                 "memory": { "type": "object", "description": "Only in the benchmark environment (`make bench`): the isolate's wasm memory.",
                     "properties": { "wasm_bytes": { "type": ["integer", "null"] } } } }
         } } } } } })
@@ -553,7 +553,9 @@ fn corpus_operation(op: CorpusOp) -> Value {
 /// lists as superseded, and the first version that supersedes it.
 fn example_pair() -> Option<(&'static str, &'static str)> {
     (0..SYSTEMS.len())
-        .filter_map(compiled::logic)
+        .filter(|&i| SYSTEMS[i].superseded)
+        // As for the evaluation's example: an unread pack ends the walk.
+        .map_while(compiled::logic)
         .find_map(|l| {
             let later = l.currency.superseded_by.first()?;
             compiled::system(later).map(|s| (l.slug.as_str(), s.slug))
@@ -608,12 +610,15 @@ fn versions_operation(op: CorpusOp) -> Value {
 /// first example of the first current system that has one, as its slug, its inputs and the
 /// GET link that evaluates them.
 fn example_evaluation() -> (&'static str, &'static Map<String, Value>, String) {
+    static NO_INPUTS: std::sync::LazyLock<Map<String, Value>> = std::sync::LazyLock::new(Map::new);
     SYSTEMS
         .iter()
         .enumerate()
         .filter(|(_, s)| s.status == Status::Current)
-        .find_map(|(i, s)| {
-            let logic = compiled::logic(i)?;
+        // A body in an unread pack of the corpus store ends the walk: the dispatcher reads
+        // that pack and asks again (a bundle build always has the body).
+        .map_while(|(i, s)| Some((s, compiled::logic(i)?)))
+        .find_map(|(s, logic)| {
             let example = logic
                 .decision_units
                 .iter()
@@ -623,7 +628,8 @@ fn example_evaluation() -> (&'static str, &'static Map<String, Value>, String) {
             let link = evaluate_link(s.slug, logic.model(), &given, None);
             Some((s.slug, &example.inputs, link))
         })
-        .expect("the corpus has a current system with an example (the build checks examples)")
+        // The build checks that every unit has an example, so only an unread pack lands here.
+        .unwrap_or((SYSTEMS[0].slug, &NO_INPUTS, String::new()))
 }
 
 /// `GET|POST /api/v1/systems/{id}/evaluate`.
@@ -668,7 +674,7 @@ fn evaluate_operation(post: bool) -> Value {
         })
     } else {
         responses["304"] = json!({ "$ref": "#/components/responses/NotModified" });
-        let mut units_any: Vec<Value> = units.into_iter().map(Value::String).collect();
+        let mut units_any: Vec<Value> = units.iter().map(|&u| Value::from(u)).collect();
         units_any.push(json!(""));
         json!({
             "description": format!("Every query parameter other than format and units is an input of the system, by its id (see its `inputs` in GET /api/v1/systems/{{id}}): an enum value, a number, true/false (or 1/0), or a multi input's values comma-separated (one value is a one-element list; an empty value means none chosen). For example {link}. The URL holds every input, so the answer is cacheable and shareable."),

@@ -235,29 +235,6 @@ impl Op {
     }
 }
 
-impl Op {
-    /// Whether the operation reads system bodies (a detail, the logic an evaluation, a
-    /// comparison, grounding, the OpenAPI document or a template's bindings parse). Where the
-    /// build placed the bodies in the store, the dispatcher reads them into the isolate before
-    /// such an operation; the rest answer from the bundle's tables alone.
-    pub fn reads_bodies(self) -> bool {
-        match self {
-            Op::Service(op) => op != ServiceOp::GetHealth,
-            Op::Corpus(op) => !matches!(
-                op,
-                CorpusOp::ListOrgans
-                    | CorpusOp::ListSystems
-                    | CorpusOp::SearchCorpus
-                    | CorpusOp::ListChanges
-                    | CorpusOp::GetChangesRss
-                    | CorpusOp::GetCoverage
-            ),
-            Op::Context(_) | Op::Mcp(_) | Op::Templates(_) => true,
-            Op::Webhooks(_) => false,
-        }
-    }
-}
-
 /// The body cap of the endpoint a request resolves to; 0 when it resolves to none (a 404 or
 /// 405 reads no body). The platform asks before it reads a byte of the body.
 pub fn body_limit(method: Method, path: &str) -> usize {

@@ -444,14 +444,8 @@ pub fn organs() -> Vec<&'static str> {
 }
 
 /// Every decision unit id of the corpus (the `units` selection of an evaluation), sorted.
-pub fn unit_ids() -> Vec<String> {
-    let mut ids: Vec<String> = (0..SYSTEMS.len())
-        .filter_map(compiled::logic)
-        .flat_map(|l| l.decision_units.iter().map(|u| u.id.clone()))
-        .collect();
-    ids.sort();
-    ids.dedup();
-    ids
+pub fn unit_ids() -> &'static [&'static str] {
+    compiled::UNIT_IDS
 }
 
 /// Any value an input takes: a string, a number, a boolean, a list of strings, or null.

@@ -49,6 +49,10 @@ struct HealthCorpus {
     bodies: &'static str,
     clinical_lines: u32,
     hash: &'static str,
+    /// The store's packs (0 in a bundle build), and how many of them this isolate has read:
+    /// each is read on the first request that meets a body in it.
+    packs: usize,
+    packs_read: usize,
     systems: u32,
 }
 
@@ -70,6 +74,8 @@ fn health(app: &App) -> Response {
             },
             clinical_lines: crate::corpus::compiled::TOTALS.lines,
             hash: crate::build_info::CORPUS_HASH,
+            packs: crate::corpus::compiled::STORE_PACKS.len(),
+            packs_read: crate::corpus::compiled::packs_read(),
             systems: crate::corpus::compiled::TOTALS.systems,
         },
         environment: &app.config.environment,

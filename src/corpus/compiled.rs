@@ -98,42 +98,73 @@ pub fn bodies_in_store() -> bool {
     !STORE_PACKS.is_empty()
 }
 
-/// The packs of the store, once an isolate has read them.
-static PACKS: std::sync::OnceLock<Vec<Box<[u8]>>> = std::sync::OnceLock::new();
-
-/// Whether the bodies can be read now: always in a bundle build, after [`install_packs`] in a
-/// store build.
-pub fn bodies_ready() -> bool {
-    !bodies_in_store() || PACKS.get().is_some()
+/// The packs of the store, each read by an isolate on the first request that needs a body in
+/// it (`STORE_PACKS` order).
+fn pack_cells() -> &'static [std::sync::OnceLock<Box<[u8]>>] {
+    static PACKS: std::sync::OnceLock<Vec<std::sync::OnceLock<Box<[u8]>>>> =
+        std::sync::OnceLock::new();
+    PACKS.get_or_init(|| {
+        STORE_PACKS
+            .iter()
+            .map(|_| std::sync::OnceLock::new())
+            .collect()
+    })
 }
 
-/// Takes the packs an isolate read from the store, in `STORE_PACKS` order, after checking that
-/// every body the table places lies inside them. A second call (two requests raced to read
-/// them) keeps the first.
-pub fn install_packs(packs: Vec<Vec<u8>>) -> Result<(), String> {
-    if packs.len() != STORE_PACKS.len() {
-        return Err(format!(
-            "{} packs read, {} expected",
-            packs.len(),
-            STORE_PACKS.len()
-        ));
-    }
+std::thread_local! {
+    /// The packs a body was asked of and found unread, since [`noting_unread`] began.
+    static UNREAD: std::cell::RefCell<Vec<usize>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// Runs `work` and returns, with its result, the packs of the store it asked a body of and
+/// found unread (sorted, each once; always empty in a bundle build). Such a body read as
+/// absent, so the dispatcher reads those packs and runs the work again (`app`): the work must
+/// be a pure reading of the corpus.
+pub fn noting_unread<T>(work: impl FnOnce() -> T) -> (T, Vec<usize>) {
+    UNREAD.with(|u| u.borrow_mut().clear());
+    let result = work();
+    let mut unread = UNREAD.with(|u| std::mem::take(&mut *u.borrow_mut()));
+    unread.sort_unstable();
+    unread.dedup();
+    (result, unread)
+}
+
+/// How many of the store's packs this isolate has read (0 of 0 in a bundle build).
+pub fn packs_read() -> usize {
+    pack_cells().iter().filter(|c| c.get().is_some()).count()
+}
+
+/// Every pack this isolate has not read yet, for an operation that reads bodies it cannot
+/// name beforehand and cannot run twice (a template's bindings, checked before it is stored).
+pub fn unread_packs() -> Vec<usize> {
+    let cells = pack_cells();
+    (0..cells.len())
+        .filter(|&i| cells[i].get().is_none())
+        .collect()
+}
+
+/// Takes the pack at `index` of `STORE_PACKS` as the isolate read it from the store, after
+/// checking that every body the table places in it lies inside. A second read of the same
+/// pack (two requests raced to read it) keeps the first.
+pub fn install_pack(index: usize, bytes: Vec<u8>) -> Result<(), String> {
+    let path = STORE_PACKS
+        .get(index)
+        .ok_or_else(|| format!("no pack {index}"))?;
     for (slug, pack, offset, len) in STORE_BODIES {
-        let end = *offset as usize + *len as usize;
-        if packs[*pack as usize].len() < end {
+        if *pack as usize == index && bytes.len() < *offset as usize + *len as usize {
             return Err(format!(
-                "{} is {} bytes, too short for {slug}",
-                STORE_PACKS[*pack as usize],
-                packs[*pack as usize].len()
+                "{path} is {} bytes, too short for {slug}",
+                bytes.len()
             ));
         }
     }
-    let _ = PACKS.set(packs.into_iter().map(Vec::into_boxed_slice).collect());
+    let _ = pack_cells()[index].set(bytes.into_boxed_slice());
     Ok(())
 }
 
-/// The detail body of a system: from the bundle, or from the store's packs once read (`None`
-/// before that: the dispatcher reads them before any operation that needs a body).
+/// The detail body of a system: from the bundle, or from its pack of the store once read.
+/// `None` for an unknown slug, and for a stored body whose pack is unread: that pack is
+/// noted (see [`noting_unread`]).
 pub fn detail(slug: &str) -> Option<&'static [u8]> {
     if !super::syntax::is_slug(slug) {
         return None;
@@ -146,10 +177,13 @@ pub fn detail(slug: &str) -> Option<&'static [u8]> {
         .ok()?;
     let (_, pack, offset, len) = STORE_BODIES[i];
     let start = offset as usize;
-    PACKS
-        .get()?
-        .get(pack as usize)?
-        .get(start..start + len as usize)
+    match pack_cells().get(pack as usize)?.get() {
+        Some(bytes) => bytes.get(start..start + len as usize),
+        None => {
+            UNREAD.with(|u| u.borrow_mut().push(pack as usize));
+            None
+        }
+    }
 }
 
 /// The system of a slug.
@@ -164,11 +198,15 @@ pub fn detail_value(index: usize) -> &'static serde_json::Value {
     use std::sync::OnceLock;
     static PARSED: OnceLock<Vec<OnceLock<serde_json::Value>>> = OnceLock::new();
     let cells = PARSED.get_or_init(|| SYSTEMS.iter().map(|_| OnceLock::new()).collect());
-    cells[index].get_or_init(|| {
-        detail(SYSTEMS[index].slug)
-            .and_then(|bytes| serde_json::from_slice(bytes).ok())
-            .unwrap_or(serde_json::Value::Null)
-    })
+    static UNREAD: serde_json::Value = serde_json::Value::Null;
+    if let Some(value) = cells[index].get() {
+        return value;
+    }
+    // An unread pack is not cached as absent: the work runs again once it is read.
+    let Some(bytes) = detail(SYSTEMS[index].slug) else {
+        return &UNREAD;
+    };
+    cells[index].get_or_init(|| serde_json::from_slice(bytes).unwrap_or(serde_json::Value::Null))
 }
 
 /// A system's logic as the evaluator and the version comparison read it: its inputs, decision
@@ -225,8 +263,12 @@ pub fn logic(index: usize) -> Option<&'static Logic> {
     use std::sync::OnceLock;
     static PARSED: OnceLock<Vec<OnceLock<Option<Logic>>>> = OnceLock::new();
     let cells = PARSED.get_or_init(|| SYSTEMS.iter().map(|_| OnceLock::new()).collect());
-    cells
-        .get(index)?
-        .get_or_init(|| serde_json::from_slice(detail(SYSTEMS[index].slug)?).ok())
+    let cell = cells.get(index)?;
+    if let Some(logic) = cell.get() {
+        return logic.as_ref();
+    }
+    // An unread pack is not cached as absent: the work runs again once it is read.
+    let bytes = detail(SYSTEMS[index].slug)?;
+    cell.get_or_init(|| serde_json::from_slice(bytes).ok())
         .as_ref()
 }

@@ -145,3 +145,47 @@ fn groundings_spend_the_client_budget_by_their_length() {
         "the refused one spent only its arrival (6 left); the batch 1 + 3 (2 left)"
     );
 }
+
+#[test]
+fn a_handler_run_again_for_an_unread_pack_spends_its_units_once() {
+    use crate::call::Call;
+    let app = App::new(Config {
+        corpus_rate_limit: 40,
+        ..Config::default()
+    });
+    let s = services();
+    let request =
+        Request::new(Method::Post, "/mcp").with_header("cf-connecting-ip", "198.51.100.9");
+    let call = Call {
+        app: &app,
+        services: &s,
+        request: &request,
+        params: Default::default(),
+        who: None,
+        charged: Default::default(),
+    };
+    let left = || {
+        let now = crate::services::Services::now_ms(&s) / 1000;
+        app.corpus_limiter.peek("198.51.100.9", now).remaining
+    };
+    let before = left();
+    // The first pass spends 5 and 3; the dispatcher runs it again once the pack it met is
+    // read, and the same asks spend nothing more; a third ask beyond them spends its own.
+    call.begin_pass();
+    call.charge(5).unwrap();
+    call.charge(3).unwrap();
+    assert_eq!(left(), before - 8);
+    call.begin_pass();
+    call.charge(5).unwrap();
+    call.charge(3).unwrap();
+    assert_eq!(left(), before - 8);
+    call.charge(2).unwrap();
+    assert_eq!(left(), before - 10);
+    // A refused ask spends nothing, and is refused again on the next pass.
+    call.begin_pass();
+    assert!(call.charge(10 + 100).is_err());
+    assert_eq!(left(), before - 10);
+    call.begin_pass();
+    assert!(call.charge(10 + 100).is_err());
+    assert_eq!(left(), before - 10);
+}

@@ -19,7 +19,8 @@ fires it every two minutes) until the subscriber has answered 2xx once for every
 
 Then a crash of the other kind: a panic inside the wasm instance (the test environment's
 /__test/panic) must cost that one request, and the next ones must be answered by a fresh
-instance.
+instance. That instance has read no pack of the corpus store: one detail reads one pack,
+search, the list, OpenAPI and the MCP tools list at most two more, and every detail all.
 """
 
 import http.server
@@ -244,15 +245,52 @@ def run(worker, receiver):
     log("8 deliveries, each answered 2xx exactly once; the delivery logs agree")
 
 
+def packs(worker):
+    """The corpus store's packs, and how many the instance has read (GET /api/v1/health)."""
+    status, body = request(worker.base, "GET", "/api/v1/health", auth=False)
+    if status != 200:
+        fail(f"health answered {status}: {body[:300]!r}")
+    corpus = json.loads(body)["corpus"]
+    return corpus["packs"], corpus["packs_read"]
+
+
 def panic_recovery(worker):
     status, body = request(worker.base, "GET", "/__test/panic", auth=False)
     if status != 500:
         fail(f"/__test/panic answered {status}, expected 500: {body!r}")
-    for path in ("/api/v1/health", "/api/v1/systems/fleischner-2017", "/api/v1/webhooks"):
+    # The fresh instance has read no pack of the corpus store (make test builds the worker
+    # with the bodies in several packs); each request reads only the packs it meets.
+    total, read = packs(worker)
+    if total < 2 or read != 0:
+        fail(f"a fresh instance: {read} of {total} packs read, expected 0 of several")
+    for path in ("/api/v1/systems/fleischner-2017", "/api/v1/webhooks"):
         status, body = request(worker.base, "GET", path, auth=path.startswith("/api/v1/webhooks"))
         if status != 200:
             fail(f"after a panic, {path} answered {status}: {body[:300]!r}")
-    log("a panic cost its own request (500); the next ones were answered by a fresh instance")
+    if packs(worker) != (total, 1):
+        fail(f"one detail read {packs(worker)[1]} of {total} packs, expected 1")
+    for path in ("/api/v1/search?q=fleischner", "/api/v1/systems", "/api/v1/openapi"):
+        status, body = request(worker.base, "GET", path, auth=False)
+        if status != 200:
+            fail(f"{path} answered {status}: {body[:300]!r}")
+    status, body = request(worker.base, "POST", "/mcp", {
+        "jsonrpc": "2.0", "id": 1, "method": "tools/list"}, auth=False)
+    if status != 200 or "radref_ground" not in body.decode():
+        fail(f"MCP tools/list answered {status}: {body[:300]!r}")
+    if packs(worker)[1] > 3:
+        fail(f"search, the list, OpenAPI and the MCP tools list read {packs(worker)[1] - 1} "
+             "more packs: they need two systems' bodies at most (the document's examples of "
+             "an evaluation and of two versions)")
+    slugs = [s["slug"] for s in json.loads(request(
+        worker.base, "GET", "/api/v1/systems", auth=False)[1])["data"]]
+    for slug in slugs:
+        status, body = request(worker.base, "GET", f"/api/v1/systems/{slug}", auth=False)
+        if status != 200 or json.loads(body)["slug"] != slug:
+            fail(f"the detail of {slug}: {status} {body[:200]!r}")
+    if packs(worker) != (total, total):
+        fail(f"every detail read {packs(worker)[1]} of {total} packs")
+    log(f"a panic cost its own request (500); the next ones were answered by a fresh instance, "
+        f"which read 1 of {total} packs for one detail and all {total} for all {len(slugs)}")
 
 
 if __name__ == "__main__":

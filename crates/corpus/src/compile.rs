@@ -436,6 +436,16 @@ pub fn compile(sources: &Sources) -> Result<Compiled, String> {
     writeln!(tables, "];").unwrap();
     files.push(("changes.xml".into(), rss(&events).into_bytes()));
 
+    // Every decision unit id, sorted (the `units` selection of an evaluation, which the OpenAPI
+    // document and the MCP tools list): a table, so they need no system body.
+    let mut unit_ids: Vec<&str> = systems
+        .iter()
+        .flat_map(|s| s.decision_units.iter().map(|u| u.id.as_str()))
+        .collect();
+    unit_ids.sort_unstable();
+    unit_ids.dedup();
+    writeln!(tables, "pub static UNIT_IDS: &[&str] = &{unit_ids:?};").unwrap();
+
     // Coverage.
     files.push((
         "coverage.json".into(),

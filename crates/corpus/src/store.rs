@@ -22,6 +22,19 @@ pub const STORE_THRESHOLD: usize = 6 * 1024 * 1024;
 /// assets may be up to 25 MiB each; a few packs of a few MB are read in parallel.
 pub const PACK_TARGET: usize = 4 * 1024 * 1024;
 
+/// The bytes a pack holds at most: `RADREF_PACK_BYTES` when set (a test build asks for small
+/// packs, so that its few systems still spread over several), else [`PACK_TARGET`].
+pub fn pack_target(requested: Option<&str>) -> Result<usize, String> {
+    match requested.map(str::trim).filter(|r| !r.is_empty()) {
+        None => Ok(PACK_TARGET),
+        Some(r) => {
+            r.parse::<usize>().ok().filter(|&n| n > 0).ok_or_else(|| {
+                format!("RADREF_PACK_BYTES is '{r}': give a number of bytes above 0")
+            })
+        }
+    }
+}
+
 /// The asset directory the packs live under.
 pub const STORE_PREFIX: &str = "corpus-store";
 
@@ -63,15 +76,15 @@ pub fn bundle_tables() -> String {
 }
 
 /// Packs `bodies` (slug and detail body) in slug order, a new pack starting when the next body
-/// would take the current one past [`PACK_TARGET`].
-pub fn pack(hash: &str, mut bodies: Vec<(String, Vec<u8>)>) -> Packs {
+/// would take the current one past `target` bytes ([`pack_target`]).
+pub fn pack(hash: &str, mut bodies: Vec<(String, Vec<u8>)>, target: usize) -> Packs {
     bodies.sort_by(|a, b| a.0.cmp(&b.0));
     let mut files: Vec<(String, Vec<u8>)> = Vec::new();
     let mut index = Vec::with_capacity(bodies.len());
     for (slug, body) in bodies {
         let full = files
             .last()
-            .is_none_or(|(_, pack)| !pack.is_empty() && pack.len() + body.len() > PACK_TARGET);
+            .is_none_or(|(_, pack)| !pack.is_empty() && pack.len() + body.len() > target);
         if full {
             let path = format!("{STORE_PREFIX}/{hash}/{}.bin", files.len());
             files.push((path, Vec::new()));
@@ -149,7 +162,7 @@ mod tests {
             ("b".to_string(), vec![b'b'; big]),
             ("d".to_string(), vec![b'd'; PACK_TARGET + 5]),
         ];
-        let packs = pack("h", bodies);
+        let packs = pack("h", bodies, PACK_TARGET);
         let paths: Vec<&str> = packs.files.iter().map(|(p, _)| p.as_str()).collect();
         // a and b fit one pack; c would take it past the target; d is larger than a pack.
         assert_eq!(
@@ -172,6 +185,17 @@ mod tests {
         assert!(packs
             .tables
             .contains(&format!("(\"d\", 2, 0, {}),", PACK_TARGET + 5)));
+    }
+
+    #[test]
+    fn the_pack_size_is_the_default_or_a_positive_number_of_bytes() {
+        assert_eq!(pack_target(None), Ok(PACK_TARGET));
+        assert_eq!(pack_target(Some(" ")), Ok(PACK_TARGET));
+        assert_eq!(pack_target(Some("65536")), Ok(65536));
+        assert!(pack_target(Some("0")).unwrap_err().contains("'0'"));
+        assert!(pack_target(Some("4MB")).unwrap_err().contains("'4MB'"));
+        let bodies = (0..5).map(|i| (format!("s{i}"), vec![b'x'; 40])).collect();
+        assert_eq!(pack("h", bodies, 100).files.len(), 3);
     }
 
     #[test]
