@@ -42,6 +42,8 @@ pub struct Lexicon {
     pub finding_joins: &'static [&'static str],
     /// Words that negate the value phrase right after them.
     pub negations: &'static [&'static str],
+    /// Words that set two readings side by side as a differential ("cyst versus solid mass").
+    pub alternative_words: &'static [&'static str],
     /// Value phrases too generic to read from free text.
     pub generic_values: &'static [&'static str],
     /// Phrases after a number that make it an age ("67-year-old"; not "2 years ago").

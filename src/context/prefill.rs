@@ -19,7 +19,9 @@
 //! - **Age.** "67-year-old" fills an input in years whose id names the age.
 //! - **Enum values.** A value is stated when its id or label occurs as whole words, not
 //!   negated ("no", "not", "without", "non" just before), not inside a longer stated value
-//!   ("solid" within "part solid"), and not claimed by two inputs ("baseline" for every nodule
+//!   ("solid" within "part solid"), not one side of a differential ("versus" right before it,
+//!   or after it past measured nouns only: "cyst versus solid mass", "solid mass vs cyst"), and
+//!   not claimed by two inputs ("baseline" for every nodule
 //!   type of Lung-RADS). A value whose words another stated value spells out in full yields to
 //!   it ("solid" to "part solid"); an input with two stated values is left empty. Multi inputs are never
 //!   filled: a list the finding half states would tell the evaluator the rest are absent.
@@ -359,6 +361,20 @@ fn value_phrases(lexicon: &'static Lexicon, value: &'static InputValue) -> &'sta
     })
 }
 
+/// Whether the value at words `[start, end)` is one side of a differential: an alternative
+/// word ("versus") stands right before it ("cyst versus *solid*"), or after it with only
+/// measured nouns between ("*solid* mass versus cyst"). Not further: the words read may run
+/// from one sentence into the next, and "*infectious* (aspiration vs bronchiolitis)" sets
+/// another differential beside it.
+fn beside_an_alternative(lexicon: &Lexicon, words: &[Word], start: usize, end: usize) -> bool {
+    let alternative = |w: &Word| lexicon.alternative_words.contains(&w.as_str());
+    start.checked_sub(1).is_some_and(|i| alternative(&words[i]))
+        || words[end..]
+            .iter()
+            .find(|w| lexicon.measured(w.as_str()).is_none())
+            .is_some_and(alternative)
+}
+
 /// Fills the enum inputs whose value the finding states unambiguously.
 fn fill_enums(
     lexicon: &'static Lexicon,
@@ -381,12 +397,13 @@ fn fill_enums(
                 for start in index.starts(phrase) {
                     let negated =
                         start > 0 && lexicon.negations.contains(&words[start - 1].as_str());
-                    if !negated {
+                    let end = start + phrase.len();
+                    if !negated && !beside_an_alternative(lexicon, words, start, end) {
                         stated.push(Stated {
                             input: &input.id,
                             value: &v.value,
                             start,
-                            end: start + phrase.len(),
+                            end,
                         });
                     }
                 }
@@ -862,5 +879,38 @@ mod tests {
         // Multi inputs are left to the client.
         let f = read("fleischner-2017", "screening CT, known cancer");
         assert_eq!(f.get("exclusions"), None);
+    }
+
+    #[test]
+    fn neither_side_of_a_differential_is_read_as_a_fact() {
+        let slug = "acr-if-renal-2018";
+        let r = read(
+            slug,
+            "2.1 cm homogeneous right renal lesion: solid renal mass",
+        );
+        assert_eq!(choice(&r, "wo_w_category"), Some("solid"));
+        for text in [
+            "2.1 cm homogeneous right renal lesion: hyperattenuating cyst versus solid mass",
+            "2.1 cm right renal lesion, solid mass vs. hyperdense cyst",
+            "2.1 cm right renal lesion, cystic versus solid",
+        ] {
+            let r = read(slug, text);
+            assert_eq!(r.get("wo_w_category"), None, "{text}");
+        }
+        // A differential further along the sentence leaves the value stated before it.
+        let r = read(
+            slug,
+            "2.1 cm solid renal mass in the lower pole, oncocytoma versus renal cell carcinoma",
+        );
+        assert_eq!(choice(&r, "wo_w_category"), Some("solid"));
+        // A differential inside the value's own statement is another one.
+        let l = read(
+            "acr-lung-rads-v2022",
+            "few clustered tree-in-bud opacities, new, likely infectious/inflammatory (aspiration vs bronchiolitis)",
+        );
+        assert_eq!(
+            choice(&l, "exam_incomplete"),
+            Some("infectious_inflammatory")
+        );
     }
 }
