@@ -44,6 +44,8 @@ pub struct Lexicon {
     pub negations: &'static [&'static str],
     /// Words that set two readings side by side as a differential ("cyst versus solid mass").
     pub alternative_words: &'static [&'static str],
+    /// Words that make a size a sum of several ("sum of target lesion diameters 71 mm").
+    pub aggregate_words: &'static [&'static str],
     /// Value phrases too generic to read from free text.
     pub generic_values: &'static [&'static str],
     /// Phrases after a number that make it an age ("67-year-old"; not "2 years ago").

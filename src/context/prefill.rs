@@ -15,7 +15,8 @@
 //!   Among inputs measuring the same noun, the qualifiers the text states decide ("part solid"
 //!   nodule, "ground glass" nodule), then the system's order. A system with a single length input takes the first size that measures
 //!   nothing more specific than a lesion. Each input takes one size and each size fills one
-//!   input; cm and mm are converted to the input's unit.
+//!   input; cm and mm are converted to the input's unit. A sum ("sum of target lesion
+//!   diameters 71 mm") fills no input, and an input about a sum takes no one size.
 //! - **Age.** "67-year-old" fills an input in years whose id names the age.
 //! - **Enum values.** A value is stated when its id or label occurs as whole words, not
 //!   negated ("no", "not", "without", "non" just before), not inside a longer stated value
@@ -151,6 +152,9 @@ struct LengthInput<'a> {
     /// The other words of its label that qualify what is measured; a hyphenated compound
     /// ("part-solid", "sub-solid") is one qualifier of several words.
     qualifiers: Vec<Vec<Word>>,
+    /// Its label names a sum of several sizes ("Absolute change in sum of diameters"): no one
+    /// size the text states fills it.
+    sum: bool,
 }
 
 impl<'a> LengthInput<'a> {
@@ -175,6 +179,10 @@ impl<'a> LengthInput<'a> {
         let nouns: Vec<&'static str> = outside.iter().filter_map(|w| lexicon.measured(w)).collect();
         let aside: Vec<&'static str> = inside.iter().filter_map(|w| lexicon.measured(w)).collect();
         let head = nouns.last().copied();
+        let sum = outside
+            .iter()
+            .chain(&inside)
+            .any(|w| lexicon.aggregate_words.contains(&w.as_str()));
         let qualifiers = input
             .label
             .split(|c: char| c.is_whitespace() || c == '(' || c == ')' || c == ',')
@@ -188,6 +196,7 @@ impl<'a> LengthInput<'a> {
             nouns,
             aside,
             qualifiers,
+            sum,
         }
     }
 
@@ -273,9 +282,19 @@ fn fill_sizes(
 ) {
     let mut filled = vec![false; lengths.len()];
     let mut read: Vec<(Option<&'static str>, Vec<Word>)> = Vec::new();
-    for size in sizes {
+    // A sum of sizes ("sum of target lesion diameters 71 mm") measures no one thing: it fills
+    // no length input, nor the single input's fallback below.
+    let aggregate = |size: &SizeMention, near: &[Word]| {
+        words[size.at.saturating_sub(3)..size.at]
+            .iter()
+            .chain(near)
+            .any(|w| lexicon.aggregate_words.contains(&w.as_str()))
+    };
+    let mut sums = vec![false; sizes.len()];
+    for (i, size) in sizes.iter().enumerate() {
         let (noun, near) = measures(lexicon, words, size);
-        if let Some(noun) = noun {
+        sums[i] = aggregate(size, &near);
+        if let Some(noun) = noun.filter(|_| !sums[i]) {
             let best = lengths
                 .iter()
                 .enumerate()
@@ -303,6 +322,9 @@ fn fill_sizes(
             let first = sizes
                 .iter()
                 .zip(&read)
+                .zip(&sums)
+                .filter(|(_, &sum)| !sum)
+                .map(|(pair, _)| pair)
                 .find(|(_, (noun, _))| noun.is_none_or(|n| lexicon.lesion_nouns.contains(&n)));
             if let Some((s, _)) = first {
                 if let Some(v) = only.value(s.mm) {
@@ -477,7 +499,13 @@ fn label_organs(lexicon: &'static Lexicon, input: &'static Input) -> Vec<&'stati
             .borrow_mut()
             .entry(key)
             .or_insert_with(|| {
-                let label = text::words(&input.label);
+                // An organ the label names only to negate it ("non-nodal lesion") is not the
+                // input's organ.
+                let words = text::words(&input.label);
+                let label: Vec<Word> = (0..words.len())
+                    .filter(|&k| k == 0 || !lexicon.negations.contains(&words[k - 1].as_str()))
+                    .map(|k| words[k].clone())
+                    .collect();
                 organs_of(lexicon, &text::WordIndex::new(&label))
             })
             .clone()
@@ -552,6 +580,7 @@ pub fn prefill_signed(
         .filter(|i| i.kind == InputType::Number && i.derived_from.is_none())
         .filter(|i| matches!(i.unit.as_deref(), Some("mm") | Some("cm")))
         .map(|i| LengthInput::of(lexicon, i))
+        .filter(|l| !l.sum)
         .collect();
     fill_sizes(lexicon, &lengths, words, sizes, &mut out);
     if let Some(Age {
@@ -879,6 +908,32 @@ mod tests {
         // Multi inputs are left to the client.
         let f = read("fleischner-2017", "screening CT, known cancer");
         assert_eq!(f.get("exclusions"), None);
+    }
+
+    #[test]
+    fn a_sum_of_sizes_fills_no_length() {
+        let slug = "recist-1-1";
+        let r = read(
+            slug,
+            "Continued partial response: sum of target lesion diameters 71 mm, a decrease of 31.7% from the baseline",
+        );
+        assert_eq!(r.get("longest_diameter_mm"), None);
+        let r = read(
+            slug,
+            "Target lesion 1, segment 6 liver metastasis: 24 mm (baseline 38 mm)",
+        );
+        // Its label names a lesion that is "non-nodal": a lymph node is not its organ, so a
+        // liver lesion's size fills it; the sum's own inputs take no one size.
+        assert_eq!(number(&r, "longest_diameter_mm"), Some(24.0), "{r:?}");
+        assert_eq!(r.get("sum_abs_change_nadir_mm"), None);
+        // The single length input's fallback takes no sum either.
+        let t = read(
+            "acr-ti-rads-2017",
+            "combined 14 mm, solid hypoechoic thyroid nodules",
+        );
+        assert_eq!(t.get("max_diameter_mm"), None);
+        let t = read("acr-ti-rads-2017", "solid hypoechoic thyroid nodule, 14 mm");
+        assert_eq!(number(&t, "max_diameter_mm"), Some(14.0));
     }
 
     #[test]

@@ -124,6 +124,10 @@ pub struct Lexicon {
     /// a value stated next to one is one side of it, not a fact.
     #[serde(default)]
     pub alternative_words: Vec<String>,
+    /// Words that make a size a sum of several ("sum of target lesion diameters 71 mm"): it
+    /// measures no one lesion.
+    #[serde(default)]
+    pub aggregate_words: Vec<String>,
     /// Value phrases too generic to read from free text.
     pub generic_values: Vec<String>,
     /// Phrases after a number that make it an age ("67-year-old", "67 yo", "67 years of age");
@@ -673,6 +677,7 @@ fn validate_lexicon(lexicon: &Lexicon, corpus: &Corpus) -> Vec<Problem> {
         ("finding_joins", &lexicon.finding_joins),
         ("negations", &lexicon.negations),
         ("alternative_words", &lexicon.alternative_words),
+        ("aggregate_words", &lexicon.aggregate_words),
         ("age_lead_words", &lexicon.age_lead_words),
         ("recommendation_words", &lexicon.recommendation_words),
         ("attenuation_words", &lexicon.attenuation_words),
@@ -1001,9 +1006,9 @@ pub fn emit(grounding: &Grounding, systems: &[(String, System)]) -> String {
          sections: {sections},\n    \
          modality_spellings: &{spellings:?},\n    \
          measured_nouns: {measured},\n    lesion_nouns: &{:?},\n    measure_words: &{:?},\n    \
-         clause_breaks: &{:?},\n    finding_joins: &{:?},\n    negations: &{:?},\n    alternative_words: &{:?},\n    generic_values: &{:?},\n    age_words: &{:?},\n    age_lead_words: &{:?},\n    \
+         clause_breaks: &{:?},\n    finding_joins: &{:?},\n    negations: &{:?},\n    alternative_words: &{:?},\n    aggregate_words: &{:?},\n    generic_values: &{:?},\n    age_words: &{:?},\n    age_lead_words: &{:?},\n    \
          finding_words: &{:?},\n    recommendation_words: &{:?},\n    attenuation_words: &{:?},\n    hu_words: &{:?},\n    settings: {settings},\n}};\n",
-        lex.lesion_nouns, lex.measure_words, lex.clause_breaks, lex.finding_joins, lex.negations, lex.alternative_words, lex.generic_values, lex.age_words, lex.age_lead_words,
+        lex.lesion_nouns, lex.measure_words, lex.clause_breaks, lex.finding_joins, lex.negations, lex.alternative_words, lex.aggregate_words, lex.generic_values, lex.age_words, lex.age_lead_words,
         lex.finding_words, lex.recommendation_words, lex.attenuation_words, lex.hu_words
     )
     .unwrap();
