@@ -89,7 +89,7 @@ pub fn handle(
     charge(cost(&messages).saturating_sub(1))?;
     // A malformed message is refused as a whole (HTTP 400), so a client never mistakes it
     // for an answered request.
-    let mut replies = Vec::new();
+    let mut replies: Vec<Vec<u8>> = Vec::new();
     for m in messages {
         match answer(m) {
             Ok(Some(reply)) => replies.push(reply),
@@ -97,13 +97,29 @@ pub fn handle(
             Err(invalid) => return Ok(Response::json(400, &invalid)),
         }
     }
-    Ok(match (message.is_array(), replies.len()) {
+    Ok(match (message.is_array(), replies.pop()) {
         // Only notifications or responses: accepted, nothing to say.
-        (_, 0) => Response::empty(202),
-        (false, _) => Response::json(200, &replies[0]),
-        (true, _) => Response::json(200, &replies),
+        (_, None) => Response::empty(202),
+        (false, Some(reply)) => Response::bytes(200, JSON, reply),
+        (true, Some(last)) => {
+            replies.push(last);
+            let mut body =
+                Vec::with_capacity(replies.iter().map(|r| r.len() + 1).sum::<usize>() + 1);
+            body.push(b'[');
+            for (k, reply) in replies.iter().enumerate() {
+                if k > 0 {
+                    body.push(b',');
+                }
+                body.extend_from_slice(reply);
+            }
+            body.push(b']');
+            Response::bytes(200, JSON, body)
+        }
     })
 }
+
+/// The content type of every JSON answer.
+const JSON: &str = "application/json; charset=utf-8";
 
 fn http_error(status: u16, id: Option<Value>, code: i64, message: &str) -> Response {
     Response::json(status, &error(id.unwrap_or(Value::Null), code, message))
@@ -129,17 +145,35 @@ fn written(value: &impl Serialize) -> Reply {
         .unwrap_or_else(|_| RawValue::from_string("{}".to_string()).expect("valid JSON"))
 }
 
-/// A JSON-RPC result whose result is already written.
-#[derive(Serialize)]
-struct Written<'a> {
-    jsonrpc: &'static str,
-    id: Value,
-    result: &'a RawValue,
+/// Writes a value as the bytes of a JSON answer, into a buffer of `capacity` bytes to begin
+/// with (a tool's answer is hundreds of kilobytes: growing into it would copy it again and
+/// again). Our own plain data types always serialise.
+fn bytes_of(value: &impl Serialize, capacity: usize) -> Vec<u8> {
+    let mut out = Vec::with_capacity(capacity);
+    if serde_json::to_writer(&mut out, value).is_err() {
+        out = b"{}".to_vec();
+    }
+    out
 }
 
-/// The reply to one message: `Ok(None)` for notifications and client responses, `Err` with a
-/// JSON-RPC error for a malformed message.
-fn answer(message: &Value) -> Result<Option<Reply>, Value> {
+/// The JSON-RPC result of a tool call whose result is already written, in one buffer of its
+/// size.
+fn tool_result(id: &Value, result: &[u8]) -> Vec<u8> {
+    let id = bytes_of(id, 16);
+    let head: &[&[u8]] = &[b"{\"jsonrpc\":\"2.0\",\"id\":", &id, b",\"result\":"];
+    let mut out =
+        Vec::with_capacity(head.iter().map(|h| h.len()).sum::<usize>() + result.len() + 1);
+    for h in head {
+        out.extend_from_slice(h);
+    }
+    out.extend_from_slice(result);
+    out.push(b'}');
+    out
+}
+
+/// The reply to one message, written: `Ok(None)` for notifications and client responses,
+/// `Err` with a JSON-RPC error for a malformed message.
+fn answer(message: &Value) -> Result<Option<Vec<u8>>, Value> {
     let Some(obj) = message.as_object() else {
         return Err(error(
             Value::Null,
@@ -187,23 +221,19 @@ fn answer(message: &Value) -> Result<Option<Reply>, Value> {
         .get("params")
         .cloned()
         .unwrap_or(Value::Object(Map::new()));
+    let small = 256;
     Ok(Some(match method {
-        "initialize" => written(&result(id, initialize(&params))),
-        "ping" => written(&result(id, json!({}))),
-        "tools/list" => written(&result(id, json!({ "tools": tools() }))),
+        "initialize" => bytes_of(&result(id, initialize(&params)), small),
+        "ping" => bytes_of(&result(id, json!({})), small),
+        "tools/list" => bytes_of(&result(id, json!({ "tools": tools() })), 64 * 1024),
         "tools/call" => match call(&params) {
-            Ok(reply) => written(&Written {
-                jsonrpc: "2.0",
-                id,
-                result: &reply,
-            }),
-            Err(message) => written(&error(id, INVALID_PARAMS, &message)),
+            Ok(reply) => tool_result(&id, &reply),
+            Err(message) => bytes_of(&error(id, INVALID_PARAMS, &message), small),
         },
-        other => written(&error(
-            id,
-            METHOD_NOT_FOUND,
-            &format!("method '{other}' not found"),
-        )),
+        other => bytes_of(
+            &error(id, METHOD_NOT_FOUND, &format!("method '{other}' not found")),
+            small,
+        ),
     }))
 }
 
@@ -306,9 +336,9 @@ pub fn tools() -> Vec<Value> {
         .collect()
 }
 
-/// Runs a tool. Unknown tools are a protocol error; bad arguments are a tool error
-/// (`isError: true`) the model can read and correct.
-fn call(params: &Value) -> Result<Reply, String> {
+/// Runs a tool, its result written. Unknown tools are a protocol error; bad arguments are a
+/// tool error (`isError: true`) the model can read and correct.
+fn call(params: &Value) -> Result<Vec<u8>, String> {
     let name = params["name"]
         .as_str()
         .ok_or_else(|| "tools/call needs params.name".to_string())?;
@@ -326,16 +356,27 @@ fn call(params: &Value) -> Result<Reply, String> {
             if let Some(text) = &extra_text {
                 content.push(Text::of(text));
             }
-            written(&ToolReply {
-                content,
-                structured_content: &structured,
-                is_error: false,
-            })
+            // The structured answer goes out twice, once as escaped text (quotes and
+            // backslashes doubled), and the markdown once more.
+            let size = structured.get().len();
+            let capacity =
+                size * 2 + size / 8 + extra_text.as_ref().map_or(0, |t| t.len() * 9 / 8) + 256;
+            bytes_of(
+                &ToolReply {
+                    content,
+                    structured_content: &structured,
+                    is_error: false,
+                },
+                capacity,
+            )
         }
-        Err(e) => written(&json!({
-            "content": [{ "type": "text", "text": e.public_message() }],
-            "isError": true,
-        })),
+        Err(e) => bytes_of(
+            &json!({
+                "content": [{ "type": "text", "text": e.public_message() }],
+                "isError": true,
+            }),
+            256,
+        ),
     })
 }
 
