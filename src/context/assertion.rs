@@ -389,6 +389,33 @@ mod tests {
     }
 
     #[test]
+    fn a_size_compared_with_the_previous_one_is_present() {
+        // "previously" puts what follows it in the past, not what came before.
+        for text in [
+            "Right middle lobe solid nodule, 6 mm, previously 4 mm.",
+            "Spleen: enlarged, 15.8 cm craniocaudal (previously 15.4 cm).",
+        ] {
+            let (words, ruled) = read(text);
+            assert!(
+                words.contains(&"nodule".to_string()) || words.contains(&"enlarged".to_string()),
+                "{text}: {words:?}"
+            );
+            assert_eq!(ruled.len(), 1, "{text}: {ruled:?}");
+            assert!(ruled[0].starts_with("historical: "), "{ruled:?}");
+            assert!(
+                !ruled[0].contains("nodule") && !ruled[0].contains("enlarged"),
+                "{ruled:?}"
+            );
+        }
+        // "now" ends the past: what it says is present.
+        let (words, _) = read("Observation 1 (previously LR-4, now LR-5): segment VII, 24 mm.");
+        assert!(words.contains(&"24".to_string()), "{words:?}");
+        // What "previously" introduces is still the past.
+        let (words, ruled) = read("The previously reported 1.1 cm upper pole cyst.");
+        assert!(!words.contains(&"cyst".to_string()), "{words:?}: {ruled:?}");
+    }
+
+    #[test]
     fn the_largest_of_what_was_ruled_out_is_ruled_out_with_it() {
         let (words, ruled) = read("No pelvic lymphadenopathy. The largest node is 5 mm.");
         assert_eq!(
