@@ -46,6 +46,8 @@ pub struct Lexicon {
     pub alternative_words: &'static [&'static str],
     /// Words that make a size a sum of several ("sum of target lesion diameters 71 mm").
     pub aggregate_words: &'static [&'static str],
+    /// Pairs of words that say opposite ways of taking a size ("long" and "short" axis).
+    pub opposite_words: &'static [[&'static str; 2]],
     /// Value phrases too generic to read from free text.
     pub generic_values: &'static [&'static str],
     /// Phrases after a number that make it an age ("67-year-old"; not "2 years ago").

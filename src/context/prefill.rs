@@ -217,6 +217,20 @@ impl<'a> LengthInput<'a> {
     /// How far the words near a size agree with this input's qualifiers: the words of the
     /// qualifiers they state in full (so "part solid" outweighs "solid", and "solid" alone is
     /// not "sub-solid").
+    /// Whether the words near a size say the opposite of one of this input's qualifiers
+    /// ("long axis" for a "short axis" input).
+    fn contradicted(&self, lexicon: &Lexicon, near: &[Word]) -> bool {
+        lexicon.opposite_words.iter().any(|[a, b]| {
+            let states = |w: &str| near.iter().any(|n| n.as_str() == w);
+            let asks = |w: &str| {
+                self.qualifiers
+                    .iter()
+                    .any(|q| q.len() == 1 && q[0].as_str() == w)
+            };
+            (states(a) && asks(b)) || (states(b) && asks(a))
+        })
+    }
+
     fn agreement(&self, near: &[Word]) -> usize {
         self.qualifiers
             .iter()
@@ -298,6 +312,7 @@ fn fill_sizes(
             let best = lengths
                 .iter()
                 .enumerate()
+                .filter(|(_, l)| !l.contradicted(lexicon, &near))
                 .filter_map(|(k, l)| l.fit(noun).map(|f| (k, f, l.agreement(&near))))
                 .min_by(|a, b| a.1.cmp(&b.1).then(b.2.cmp(&a.2)).then(a.0.cmp(&b.0)));
             if let Some((k, _, _)) = best {
@@ -934,6 +949,15 @@ mod tests {
         assert_eq!(t.get("max_diameter_mm"), None);
         let t = read("acr-ti-rads-2017", "solid hypoechoic thyroid nodule, 14 mm");
         assert_eq!(number(&t, "max_diameter_mm"), Some(14.0));
+    }
+
+    #[test]
+    fn a_size_taken_the_opposite_way_fills_no_input() {
+        let slug = "recist-1-1";
+        let r = read(slug, "Long axis: 38 mm / 31 mm / 34 mm");
+        assert_eq!(r.get("node_short_axis_mm"), None, "{r:?}");
+        let r = read(slug, "Short axis: 17 mm / 14 mm / 19 mm");
+        assert_eq!(number(&r, "node_short_axis_mm"), Some(17.0), "{r:?}");
     }
 
     #[test]

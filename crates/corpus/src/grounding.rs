@@ -128,6 +128,10 @@ pub struct Lexicon {
     /// measures no one lesion.
     #[serde(default)]
     pub aggregate_words: Vec<String>,
+    /// Pairs of words that say opposite ways of taking a size ("long" and "short" axis): a size
+    /// said one way fills no input whose label says the other.
+    #[serde(default)]
+    pub opposite_words: Vec<[String; 2]>,
     /// Value phrases too generic to read from free text.
     pub generic_values: Vec<String>,
     /// Phrases after a number that make it an age ("67-year-old", "67 yo", "67 years of age");
@@ -687,6 +691,15 @@ fn validate_lexicon(lexicon: &Lexicon, corpus: &Corpus) -> Vec<Problem> {
     }
     check_phrases(&mut r, "$.finding_words", &lexicon.finding_words, false);
     check_phrases(&mut r, "$.age_words", &lexicon.age_words, false);
+    for (i, pair) in lexicon.opposite_words.iter().enumerate() {
+        check_phrases(&mut r, &format!("$.opposite_words[{i}]"), pair, true);
+        if pair[0] == pair[1] {
+            r.add(
+                format!("$.opposite_words[{i}]"),
+                "a word is not its own opposite",
+            );
+        }
+    }
     check_phrases(&mut r, "$.generic_values", &lexicon.generic_values, false);
     let mut settings = BTreeSet::new();
     for (i, entry) in lexicon.settings.iter().enumerate() {
@@ -1006,9 +1019,9 @@ pub fn emit(grounding: &Grounding, systems: &[(String, System)]) -> String {
          sections: {sections},\n    \
          modality_spellings: &{spellings:?},\n    \
          measured_nouns: {measured},\n    lesion_nouns: &{:?},\n    measure_words: &{:?},\n    \
-         clause_breaks: &{:?},\n    finding_joins: &{:?},\n    negations: &{:?},\n    alternative_words: &{:?},\n    aggregate_words: &{:?},\n    generic_values: &{:?},\n    age_words: &{:?},\n    age_lead_words: &{:?},\n    \
+         clause_breaks: &{:?},\n    finding_joins: &{:?},\n    negations: &{:?},\n    alternative_words: &{:?},\n    aggregate_words: &{:?},\n    opposite_words: &{:?},\n    generic_values: &{:?},\n    age_words: &{:?},\n    age_lead_words: &{:?},\n    \
          finding_words: &{:?},\n    recommendation_words: &{:?},\n    attenuation_words: &{:?},\n    hu_words: &{:?},\n    settings: {settings},\n}};\n",
-        lex.lesion_nouns, lex.measure_words, lex.clause_breaks, lex.finding_joins, lex.negations, lex.alternative_words, lex.aggregate_words, lex.generic_values, lex.age_words, lex.age_lead_words,
+        lex.lesion_nouns, lex.measure_words, lex.clause_breaks, lex.finding_joins, lex.negations, lex.alternative_words, lex.aggregate_words, lex.opposite_words, lex.generic_values, lex.age_words, lex.age_lead_words,
         lex.finding_words, lex.recommendation_words, lex.attenuation_words, lex.hu_words
     )
     .unwrap();
