@@ -289,6 +289,20 @@ const HEADERS_CAPACITY: usize = 10;
 /// Room for a small JSON answer (health, an error) before its writer has to grow.
 const JSON_BODY_CAPACITY: usize = 512;
 
+/// The content type of every JSON answer.
+pub const JSON: &str = "application/json; charset=utf-8";
+
+/// A value written as JSON into a buffer of `capacity` bytes to begin with (a large answer
+/// written into a small buffer is copied again at every growth). Serialising our own plain
+/// data types cannot fail; an empty object is a safe fallback.
+pub fn json_bytes(value: &impl serde::Serialize, capacity: usize) -> Vec<u8> {
+    let mut body = Vec::with_capacity(capacity);
+    if serde_json::to_writer(&mut body, value).is_err() {
+        body = b"{}".to_vec();
+    }
+    body
+}
+
 impl Response {
     /// An empty response with a status.
     pub fn empty(status: u16) -> Response {
@@ -301,12 +315,7 @@ impl Response {
 
     /// A JSON response from a serialisable value.
     pub fn json(status: u16, value: &impl serde::Serialize) -> Response {
-        // Serialising our own plain data types cannot fail; an empty object is a safe fallback.
-        let mut body = Vec::with_capacity(JSON_BODY_CAPACITY);
-        if serde_json::to_writer(&mut body, value).is_err() {
-            body = b"{}".to_vec();
-        }
-        Response::bytes(status, "application/json; charset=utf-8", body)
+        Response::bytes(status, JSON, json_bytes(value, JSON_BODY_CAPACITY))
     }
 
     /// A response with the given content type and body.

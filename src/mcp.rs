@@ -13,7 +13,7 @@ use crate::corpus::compiled;
 use crate::error::ApiError;
 use crate::evaluation;
 use crate::filter::SystemFilter;
-use crate::http::{Request, Response};
+use crate::http::{json_bytes, Request, Response, JSON};
 use crate::input::Params;
 use crate::openapi;
 use crate::routes::{self, CorpusOp, Op};
@@ -118,9 +118,6 @@ pub fn handle(
     })
 }
 
-/// The content type of every JSON answer.
-const JSON: &str = "application/json; charset=utf-8";
-
 fn http_error(status: u16, id: Option<Value>, code: i64, message: &str) -> Response {
     Response::json(status, &error(id.unwrap_or(Value::Null), code, message))
 }
@@ -145,21 +142,10 @@ fn written(value: &impl Serialize) -> Reply {
         .unwrap_or_else(|_| RawValue::from_string("{}".to_string()).expect("valid JSON"))
 }
 
-/// Writes a value as the bytes of a JSON answer, into a buffer of `capacity` bytes to begin
-/// with (a tool's answer is hundreds of kilobytes: growing into it would copy it again and
-/// again). Our own plain data types always serialise.
-fn bytes_of(value: &impl Serialize, capacity: usize) -> Vec<u8> {
-    let mut out = Vec::with_capacity(capacity);
-    if serde_json::to_writer(&mut out, value).is_err() {
-        out = b"{}".to_vec();
-    }
-    out
-}
-
 /// The JSON-RPC result of a tool call whose result is already written, in one buffer of its
 /// size.
 fn tool_result(id: &Value, result: &[u8]) -> Vec<u8> {
-    let id = bytes_of(id, 16);
+    let id = json_bytes(id, 16);
     let head: &[&[u8]] = &[b"{\"jsonrpc\":\"2.0\",\"id\":", &id, b",\"result\":"];
     let mut out =
         Vec::with_capacity(head.iter().map(|h| h.len()).sum::<usize>() + result.len() + 1);
@@ -223,14 +209,14 @@ fn answer(message: &Value) -> Result<Option<Vec<u8>>, Value> {
         .unwrap_or(Value::Object(Map::new()));
     let small = 256;
     Ok(Some(match method {
-        "initialize" => bytes_of(&result(id, initialize(&params)), small),
-        "ping" => bytes_of(&result(id, json!({})), small),
-        "tools/list" => bytes_of(&result(id, json!({ "tools": tools() })), 64 * 1024),
+        "initialize" => json_bytes(&result(id, initialize(&params)), small),
+        "ping" => json_bytes(&result(id, json!({})), small),
+        "tools/list" => json_bytes(&result(id, json!({ "tools": tools() })), 64 * 1024),
         "tools/call" => match call(&params) {
             Ok(reply) => tool_result(&id, &reply),
-            Err(message) => bytes_of(&error(id, INVALID_PARAMS, &message), small),
+            Err(message) => json_bytes(&error(id, INVALID_PARAMS, &message), small),
         },
-        other => bytes_of(
+        other => json_bytes(
             &error(id, METHOD_NOT_FOUND, &format!("method '{other}' not found")),
             small,
         ),
@@ -361,7 +347,7 @@ fn call(params: &Value) -> Result<Vec<u8>, String> {
             let size = structured.get().len();
             let capacity =
                 size * 2 + size / 8 + extra_text.as_ref().map_or(0, |t| t.len() * 9 / 8) + 256;
-            bytes_of(
+            json_bytes(
                 &ToolReply {
                     content,
                     structured_content: &structured,
@@ -370,7 +356,7 @@ fn call(params: &Value) -> Result<Vec<u8>, String> {
                 capacity,
             )
         }
-        Err(e) => bytes_of(
+        Err(e) => json_bytes(
             &json!({
                 "content": [{ "type": "text", "text": e.public_message() }],
                 "isError": true,

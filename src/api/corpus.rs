@@ -11,7 +11,7 @@ use crate::corpus::syntax::{date_key, is_date};
 use crate::error::ApiError;
 use crate::evaluation;
 use crate::filter::SystemFilter;
-use crate::http::{Request, Response};
+use crate::http::{Request, Response, JSON};
 use crate::input::{integer, json_bytes, Params, Refusal};
 use crate::routes::{CorpusOp, Op};
 use crate::schema;
@@ -19,8 +19,6 @@ use crate::search;
 use crate::services::Services;
 use crate::versions;
 use serde_json::json;
-
-const JSON: &str = "application/json; charset=utf-8";
 
 /// Runs a corpus operation.
 pub fn dispatch<S: Services>(op: CorpusOp, call: &Call<'_, S>) -> Result<Response, ApiError> {

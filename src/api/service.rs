@@ -96,7 +96,7 @@ fn openapi(request: &Request) -> Response {
         BYTES.get_or_init(|| serde_json::to_vec(&crate::openapi::document()).unwrap_or_default());
     cached(
         request,
-        Response::bytes(200, "application/json; charset=utf-8", bytes.as_slice()),
+        Response::bytes(200, crate::http::JSON, bytes.as_slice()),
     )
 }
 
