@@ -695,7 +695,13 @@ fn weigh(
     }
     for cue in fired {
         for effect in cue.effects {
-            if effect.systems.contains(&(index as u16)) {
+            let excepted = || {
+                effect
+                    .unless
+                    .iter()
+                    .any(|s| finding.setting.settings.contains(s))
+            };
+            if effect.systems.contains(&(index as u16)) && !excepted() {
                 score *= effect.factor;
                 if let Some(why) = explain.as_deref_mut() {
                     why.because.push((cue.name, effect));
@@ -2077,6 +2083,40 @@ mod setting_tests {
             .because
             .iter()
             .all(|b| b.cue != "HCC risk"));
+    }
+
+    #[test]
+    fn an_effect_does_not_hold_under_a_setting_it_excepts_and_a_recommendation_sets_none() {
+        let report = "LOW-DOSE CT LUNG CANCER SCREENING\n\nFINDINGS:\n\
+                      Lungs: 6 mm solid nodule in the right upper lobe.\n\
+                      Trachea: small tracheal diverticulum, incidental, unchanged.\n\n\
+                      IMPRESSION:\n1. Lung-RADS 3. PET/CT may be considered for staging if it grows.\n";
+        let answer = ground(report);
+        // "may be considered for staging" is a recommendation, not a known cancer.
+        let s = &answer.setting.settings;
+        assert!(
+            s.contains(&"screening") && s.contains(&"incidental"),
+            "{s:?}"
+        );
+        assert!(!s.contains(&"known_cancer"), "{s:?}");
+        // "incidental" favours Fleischner, but not in a screening examination, which its scope
+        // excludes: the effect does not hold there, and screening's own still does.
+        let answer = ground("Lung cancer screening CT: incidental 7 mm solid nodule in the RUL.");
+        let fleischner = answer
+            .systems
+            .iter()
+            .find(|s| s.slug == "fleischner-2017")
+            .expect("Fleischner is offered");
+        let cues: Vec<&str> = fleischner.why.because.iter().map(|b| b.cue).collect();
+        assert!(cues.contains(&"screening"), "{cues:?}");
+        assert!(!cues.contains(&"incidental"), "{cues:?}");
+        let answer = ground("Incidental 7 mm solid nodule in the RUL on CT.");
+        let fleischner = answer
+            .systems
+            .iter()
+            .find(|s| s.slug == "fleischner-2017")
+            .expect("Fleischner is offered");
+        assert!(fleischner.why.because.iter().any(|b| b.cue == "incidental"));
     }
 
     #[test]

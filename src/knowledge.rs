@@ -87,6 +87,8 @@ pub struct Effect {
     pub basis: Option<Basis>,
     /// Why an effect that only follows the words is what it is.
     pub policy: Option<&'static str>,
+    /// Report-wide settings under which the effect does not hold.
+    pub unless: &'static [&'static str],
 }
 
 /// The cited line a cue's effect rests on: its system (an index into the corpus's systems),

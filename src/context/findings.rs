@@ -621,6 +621,8 @@ fn rank(
     // The report-wide cues are those of its setting (screening, incidental, trauma, known
     // cancer...): a cue that follows a finding's words ("aneurysm", "lytic") is that finding's.
     super::setting::apply(knowledge, &report.setting, &mut finding);
+    // Its settings, for the effects that do not hold under one (`unless_settings`).
+    finding.setting.settings = report.setting.settings.clone();
     for cue in knowledge.cues {
         let about =
             cue.organ.is_some_and(|o| finding.organs.contains(&o)) && cue.fits(&finding.modalities);

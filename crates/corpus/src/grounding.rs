@@ -261,6 +261,11 @@ pub struct Effect {
     pub policy: Option<String>,
     #[serde(default)]
     pub note: Option<String>,
+    /// Report-wide settings (`lexicon.json`, `settings`) under which the effect does not hold
+    /// ("incidental" favours Fleischner, but not in a screening examination, which it does not
+    /// apply to).
+    #[serde(default)]
+    pub unless_settings: Vec<String>,
 }
 
 /// A cited line of the corpus: a system's slug and the line's path inside its file
@@ -488,17 +493,32 @@ pub fn validate(grounding: &Grounding, systems: &[(String, System)]) -> Vec<Prob
         .map(|s| s.setting.as_str())
         .collect();
     for (i, cue) in grounding.cues.cues.iter().enumerate() {
-        for (key, listed, known) in [
-            ("modalities", &cue.modalities, &modalities),
-            ("settings", &cue.settings, &settings),
-        ] {
+        // An effect's exceptions name settings too (`effects[k].unless_settings`).
+        let exceptions = cue.effects.iter().enumerate().map(|(k, e)| {
+            (
+                format!("effects[{k}].unless_settings"),
+                "settings",
+                &e.unless_settings,
+                &settings,
+            )
+        });
+        let lists = [
+            (
+                "modalities".to_string(),
+                "modalities",
+                &cue.modalities,
+                &modalities,
+            ),
+            ("settings".to_string(), "settings", &cue.settings, &settings),
+        ];
+        for (key, kind, listed, known) in lists.into_iter().chain(exceptions) {
             for (k, name) in listed.iter().enumerate() {
                 if !known.contains(&name.as_str()) {
                     problems.push(Problem {
                         file: CUES_FILE.to_string(),
                         path: format!("$.cues[{i}].{key}[{k}]"),
                         reason: format!(
-                            "unknown {key} entry '{name}': lexicon.json lists the {key}"
+                            "unknown {kind} entry '{name}': lexicon.json lists the {kind}"
                         ),
                     });
                 }
@@ -1056,8 +1076,8 @@ pub fn emit(grounding: &Grounding, systems: &[(String, System)]) -> String {
                     })
                     .unwrap_or_else(|| "None".to_string());
                 format!(
-                    "Effect {{ systems: &{systems:?}, factor: {:?}, basis: {basis}, policy: {:?} }}",
-                    e.factor, e.policy
+                    "Effect {{ systems: &{systems:?}, factor: {:?}, basis: {basis}, policy: {:?}, unless: &{:?} }}",
+                    e.factor, e.policy, e.unless_settings
                 )
             })
             .collect();
