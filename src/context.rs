@@ -2099,6 +2099,18 @@ mod setting_tests {
             "{s:?}"
         );
         assert!(!s.contains(&"known_cancer"), "{s:?}");
+        // A low-dose CT is screening when it is of the chest, not when it corrects a PET's
+        // attenuation or works up a cough.
+        for (text, screening) in [
+            ("LOW-DOSE CT CHEST. 5 mm solid nodule in the RUL.", true),
+            (
+                "Whole-body PET with low-dose CT for attenuation correction. FDG-avid node.",
+                false,
+            ),
+        ] {
+            let s = ground(text).setting.settings;
+            assert_eq!(s.contains(&"screening"), screening, "{text}: {s:?}");
+        }
         // "incidental" favours Fleischner, but not in a screening examination, which its scope
         // excludes: the effect does not hold there, and screening's own still does.
         let answer = ground("Lung cancer screening CT: incidental 7 mm solid nodule in the RUL.");
