@@ -276,6 +276,9 @@ mod tests {
         assert!(slugs("incidental thyroid nodule on ultrasound").is_empty());
         assert!(slugs("follow-up in 48 hrs, no mpd dilatation").is_empty());
         assert!(slugs("").is_empty());
+        // A word of anatomy is not a score's name.
+        assert!(slugs("L2 vertebral body, posterior superior aspect: 8 mm lesion").is_empty());
+        assert_eq!(slugs("ASPECTS 8 on the baseline CT"), ["aspects-2000"]);
     }
 
     #[test]
