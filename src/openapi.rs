@@ -484,7 +484,7 @@ fn service_operation(op: ServiceOp) -> Value {
             "type": "object", "required": ["status", "version", "corpus"],
             "properties": { "status": { "const": "ok" }, "service": { "type": "string" }, "version": { "type": "string" },
                 "api_version": { "type": "string" }, "environment": { "type": "string" },
-                "corpus": { "type": "object", "required": ["hash"], "properties": { "hash": { "type": "string", "pattern": "^[0-9a-f]{64}$" }, "systems": { "type": "integer" }, "clinical_lines": { "type": "integer" }, "bodies": { "type": "string", "enum": ["bundle", "store"], "description": "Where the system bodies live: compiled into the worker, or in packs of the static-asset store that each isolate reads on its first request that needs them (chosen at build time by size)." }, "packs": { "type": "integer", "minimum": 0, "description": "How many packs the store holds (0 when the bodies are in the bundle)." }, "packs_read": { "type": "integer", "minimum": 0, "description": "How many of them this isolate has read: each is read on the first request that meets a body in it, so a fresh isolate has read none." } } },
+                "corpus": { "type": "object", "required": ["hash"], "properties": { "hash": { "type": "string", "pattern": "^[0-9a-f]{64}$" }, "systems": { "type": "integer" }, "clinical_lines": { "type": "integer" }, "bodies": { "type": "string", "enum": ["bundle", "store"], "description": "Where the system bodies live: compiled into the worker, or in packs of the static-asset store, each read by an isolate on the first request that meets a body in it (chosen at build time by size)." }, "packs": { "type": "integer", "minimum": 0, "description": "How many packs the store holds (0 when the bodies are in the bundle)." }, "packs_read": { "type": "integer", "minimum": 0, "description": "How many of them this isolate has read: each is read on the first request that meets a body in it, so a fresh isolate has read none." } } },
                 "memory": { "type": "object", "description": "Only in the benchmark environment (`make bench`): the isolate's wasm memory.",
                     "properties": { "wasm_bytes": { "type": ["integer", "null"] } } } }
         } } } } } })
@@ -642,7 +642,7 @@ fn evaluate_operation(post: bool) -> Value {
         json!({ "type": "string", "enum": schema::EVALUATION_FORMATS }),
         false,
     );
-    let units = schema::unit_ids();
+    let units = compiled::UNIT_IDS;
     let ok = json!({
         "description": "Each decision unit's answer (decided, needs_inputs or not_reached), as JSON or as a markdown block (format=markdown).",
         "headers": if post { rate_headers() } else {

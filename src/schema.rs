@@ -443,11 +443,6 @@ pub fn organs() -> Vec<&'static str> {
     organs
 }
 
-/// Every decision unit id of the corpus (the `units` selection of an evaluation), sorted.
-pub fn unit_ids() -> &'static [&'static str] {
-    compiled::UNIT_IDS
-}
-
 /// Any value an input takes: a string, a number, a boolean, a list of strings, or null.
 pub fn input_value() -> Value {
     json!({ "anyOf": [
@@ -498,7 +493,7 @@ pub fn value_schema(kind: Kind) -> Value {
             { "type": "array", "minItems": 1, "maxItems": max,
               "items": { "type": "object", "additionalProperties": input_value() } } ] }),
         Kind::Units => {
-            json!({ "type": "array", "items": { "type": "string", "enum": unit_ids() } })
+            json!({ "type": "array", "items": { "type": "string", "enum": compiled::UNIT_IDS } })
         }
     }
 }

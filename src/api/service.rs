@@ -45,7 +45,7 @@ struct Health<'a> {
 #[derive(serde::Serialize)]
 struct HealthCorpus {
     /// Where the system bodies live: `bundle` (compiled into the worker) or `store` (packs in
-    /// the static-asset store, read by each isolate on its first request that needs them).
+    /// the static-asset store, each read by an isolate on the first request that meets a body in it).
     bodies: &'static str,
     clinical_lines: u32,
     hash: &'static str,

@@ -444,6 +444,11 @@ pub fn compile(sources: &Sources) -> Result<Compiled, String> {
         .collect();
     unit_ids.sort_unstable();
     unit_ids.dedup();
+    writeln!(
+        tables,
+        "/// Every decision unit id of the corpus (the `units` selection of an evaluation), sorted."
+    )
+    .unwrap();
     writeln!(tables, "pub static UNIT_IDS: &[&str] = &{unit_ids:?};").unwrap();
 
     // Coverage.
