@@ -337,19 +337,14 @@ fn call(params: &Value) -> Result<Vec<u8>, String> {
         return Err(format!("unknown tool '{name}'"));
     };
     Ok(match run(endpoint.op, &args) {
-        Ok((structured, extra_text)) => {
-            let mut content = vec![Text::of(structured.get())];
-            if let Some(text) = &extra_text {
-                content.push(Text::of(text));
-            }
-            // The structured answer goes out twice, once as escaped text (quotes and
-            // backslashes doubled), and the markdown once more.
-            let size = structured.get().len();
-            let capacity =
-                size * 2 + size / 8 + extra_text.as_ref().map_or(0, |t| t.len() * 9 / 8) + 256;
+        Ok((structured, markdown)) => {
+            // The text part is what a model reads: the markdown block where the tool writes
+            // one, otherwise the structured answer as JSON text.
+            let text = markdown.as_deref().unwrap_or(structured.get());
+            let capacity = structured.get().len() + text.len() * 9 / 8 + 256;
             json_bytes(
                 &ToolReply {
-                    content,
+                    content: vec![Text::of(text)],
                     structured_content: &structured,
                     is_error: false,
                 },
@@ -366,8 +361,7 @@ fn call(params: &Value) -> Result<Vec<u8>, String> {
     })
 }
 
-/// A tool's structured result, written, and a second text part when it has one (the markdown
-/// block).
+/// A tool's structured result, written, and its markdown block when it has one.
 type ToolResult = Result<(Reply, Option<String>), ApiError>;
 
 /// A text part of a tool's result.
@@ -384,7 +378,8 @@ impl Text<'_> {
     }
 }
 
-/// A tool's result: its structured answer, also as the first text part.
+/// A tool's result: its structured answer and one text part (the markdown block, or the
+/// structured answer as JSON text for a tool without one).
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 struct ToolReply<'a> {
@@ -465,8 +460,7 @@ fn run(op: Op, args: &Map<String, Value>) -> ToolResult {
     }
 }
 
-/// A tool's structured answer with its markdown block, which also goes out as a second text
-/// part.
+/// A tool's structured answer with its markdown block, which is also the result's text part.
 fn with_markdown_block(answer: &impl Serialize, markdown: String) -> (Reply, Option<String>) {
     #[derive(Serialize)]
     struct WithMarkdown<'a, T> {
@@ -577,7 +571,14 @@ mod tests {
             b["result"]["structuredContent"]["systems"][0]["slug"],
             "fleischner-2017"
         );
-        assert!(b["result"]["content"][1]["text"]
+        // A tool with a markdown block gives it as its one text part, not the JSON again.
+        let content = b["result"]["content"].as_array().unwrap();
+        assert_eq!(content.len(), 1);
+        assert_eq!(
+            content[0]["text"],
+            b["result"]["structuredContent"]["markdown"]
+        );
+        assert!(content[0]["text"]
             .as_str()
             .unwrap()
             .starts_with("## radref grounded context"));
@@ -593,7 +594,7 @@ mod tests {
         let units = &r["structuredContent"]["units"];
         assert_eq!(units[0]["answer"], "TR4");
         assert_eq!(units[1]["result"], "FNA");
-        assert!(r["content"][1]["text"]
+        assert!(r["content"][0]["text"]
             .as_str()
             .unwrap()
             .contains("**FNA**"));

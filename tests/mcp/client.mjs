@@ -40,8 +40,15 @@ for (const tool of tools) {
 async function call(name, args) {
   const result = await client.callTool({ name, arguments: args });
   assert.equal(result.isError, false, `${name}: ${JSON.stringify(result.content)}`);
+  // One text part: the markdown block for a tool that writes one (what a model should read),
+  // otherwise the structured answer as JSON text.
+  assert.equal(result.content.length, 1);
   assert.equal(result.content[0].type, "text");
-  assert.deepEqual(JSON.parse(result.content[0].text), result.structuredContent);
+  if (typeof result.structuredContent.markdown === "string") {
+    assert.equal(result.content[0].text, result.structuredContent.markdown);
+  } else {
+    assert.deepEqual(JSON.parse(result.content[0].text), result.structuredContent);
+  }
   return result.structuredContent;
 }
 
