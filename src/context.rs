@@ -2132,6 +2132,57 @@ mod setting_tests {
     }
 
     #[test]
+    fn a_finding_about_anatomy_no_system_covers_takes_no_system_from_the_examination() {
+        // The title's organs stand for a finding that names none ("Nodule 2: 4 mm" in an MR of
+        // the liver is the liver's); a finding that names a site no system is about is that
+        // site's, and a system about the examination's organ is not offered for it.
+        let report = "MRI LIVER WITH AND WITHOUT CONTRAST\n\nFINDINGS:\n\
+                      Liver: cirrhotic morphology. 24 mm observation in segment 7 with nonrim \
+                      arterial phase hyperenhancement and washout.\n\
+                      Right maxillary sinus mucosal thickening, 8 mm.\n\
+                      Chest wall: 3 cm lipoma.\n\
+                      L1 typical vertebral hemangioma.\n\
+                      Uterus: 2 cm intramural fibroid.\n";
+        let answer = ground(report);
+        let systems_of = |start: &str| -> Vec<&'static str> {
+            let finding = answer
+                .findings
+                .iter()
+                .find(|g| g.text.starts_with(start))
+                .unwrap_or_else(|| panic!("a finding starts with {start:?}"));
+            assert!(
+                finding.assertion.grounded(),
+                "{start}: {:?}",
+                finding.assertion
+            );
+            finding.systems.iter().map(|s| s.slug).collect()
+        };
+        assert_eq!(
+            systems_of("24 mm observation")[0],
+            "acr-li-rads-ct-mri-v2018"
+        );
+        // A fibroid is a finding (a finding word), about the uterus.
+        for start in [
+            "Right maxillary sinus",
+            "3 cm lipoma",
+            "2 cm intramural fibroid",
+        ] {
+            assert_eq!(systems_of(start), Vec::<&str>::new(), "{start}");
+        }
+        // "vertebral" is bone's, so no liver system either.
+        let vertebral = systems_of("L1 typical");
+        assert!(
+            !vertebral.iter().any(|s| s.contains("li-rads")),
+            "{vertebral:?}"
+        );
+        let organs = &answer.finding.organs;
+        assert!(
+            organs.contains(&"paranasal sinuses") && organs.contains(&"chest wall"),
+            "{organs:?}"
+        );
+    }
+
+    #[test]
     fn a_negated_setting_is_not_stated_and_a_known_cancer_disfavours_fleischner() {
         let answer = ground("No known malignancy. Incidental 7 mm solid nodule in the RUL on CT.");
         assert!(!answer.setting.settings.contains(&"known_cancer"));

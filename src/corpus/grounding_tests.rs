@@ -148,6 +148,27 @@ fn a_phrase_claimed_by_two_organs_is_refused() {
 }
 
 #[test]
+fn another_site_must_be_no_systems_organ_and_claim_no_organs_phrase() {
+    // A site a system is about belongs among the organs, where its systems are weighed up.
+    assert_fails(
+        grounding::LEXICON_FILE,
+        |l| l["other_sites"][0]["organ"] = json!("liver"),
+        "$.other_sites[0].organ",
+        "'liver' is an organ a system names: its words belong in organs",
+    );
+    // A site's phrase may not also be an organ's.
+    assert_fails(
+        grounding::LEXICON_FILE,
+        |l| {
+            let site = l["other_sites"][0]["phrases"].as_array_mut().unwrap();
+            site.push(json!("pulmonary"));
+        },
+        "$.other_sites[0].phrases[11]",
+        "'pulmonary' is claimed by two organs, 'lung' and 'paranasal sinuses'",
+    );
+}
+
+#[test]
 fn factors_must_be_above_zero() {
     for bad in [0.0, -2.0] {
         assert_fails(

@@ -104,6 +104,12 @@ pub struct Lexicon {
     pub about: Option<String>,
     /// Organ words, in the order a finding's organs are listed.
     pub organs: Vec<OrganWords>,
+    /// Anatomy no system of the corpus is about ("maxillary sinus", "chest wall"), each with
+    /// the words that name it. A finding that names one is about it: it does not take the
+    /// examination's organ, and every system about another organ is weighed as for any other
+    /// organ. Listed after the organs.
+    #[serde(default)]
+    pub other_sites: Vec<OrganWords>,
     /// Modality words, in the order a finding's modalities are listed.
     pub modalities: Vec<ModalityWords>,
     /// The nouns a size may measure ("8 mm *nodule*"), each with the words that write it.
@@ -581,9 +587,28 @@ fn validate_lexicon(lexicon: &Lexicon, corpus: &Corpus) -> Vec<Problem> {
     };
     let mut claimed: BTreeMap<&str, &str> = BTreeMap::new();
     let mut organs = BTreeSet::new();
-    for (i, entry) in lexicon.organs.iter().enumerate() {
-        let path = format!("$.organs[{i}]");
-        if !corpus.organs.contains(entry.organ.as_str()) {
+    let sites = lexicon.other_sites.iter().enumerate();
+    let entries = lexicon
+        .organs
+        .iter()
+        .enumerate()
+        .map(|(i, e)| (false, i, e));
+    for (site, i, entry) in entries.chain(sites.map(|(i, e)| (true, i, e))) {
+        let path = if site {
+            format!("$.other_sites[{i}]")
+        } else {
+            format!("$.organs[{i}]")
+        };
+        if site && corpus.organs.contains(entry.organ.as_str()) {
+            r.add(
+                format!("{path}.organ"),
+                format!(
+                    "'{}' is an organ a system names: its words belong in organs",
+                    entry.organ
+                ),
+            );
+        }
+        if !site && !corpus.organs.contains(entry.organ.as_str()) {
             let known: Vec<&str> = corpus.organs.iter().copied().collect();
             r.add(
                 format!("{path}.organ"),
@@ -988,9 +1013,11 @@ pub fn emit(grounding: &Grounding, systems: &[(String, System)]) -> String {
             .collect();
         format!("&[{}]", items.join(", "))
     };
+    // The sites no system is about are read as organs, after them.
     let organs = words(
         lex.organs
             .iter()
+            .chain(&lex.other_sites)
             .map(|o| (o.organ.as_str(), &o.phrases[..]))
             .collect(),
     );
