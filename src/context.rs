@@ -389,7 +389,8 @@ pub(crate) fn read_said(knowledge: &Knowledge, text: &str, said: &Said) -> Findi
 /// The organs folded `words` name (`count`: how often a phrase occurs in them), in the
 /// lexicon's order. A phrase counts
 /// where it is not part of a longer phrase of another organ: the "iliac" of "iliac bone" is
-/// bone, not a vessel, and the "lobe" of "caudate lobe" is liver, not lung. Only the phrases
+/// bone, not a vessel, and the "lobe" of "caudate lobe" is liver, not lung; nor a landmark
+/// ([`is_landmark`]: the liver of "a node below the liver" is not the node's). Only the phrases
 /// that occur are weighed: the lexicon's index finds them in one pass over the words.
 fn stated_organs(
     lexicon: &'static Lexicon,
@@ -397,22 +398,28 @@ fn stated_organs(
     count: impl Fn(&str) -> usize,
 ) -> Vec<&'static str> {
     let index = lexicon.index();
-    let mut present: Vec<(usize, &'static str)> = Vec::new();
-    index.organs.each(words, |organ, phrase| {
-        if !present.contains(&(organ, phrase)) {
-            present.push((organ, phrase));
+    // Each phrase that occurs, with how often it occurs as a landmark ("below the liver").
+    let mut present: Vec<(usize, &'static str, usize)> = Vec::new();
+    index.organs.each_at(words, |at, organ, phrase| {
+        let landmark = usize::from(is_landmark(lexicon, words, at));
+        match present
+            .iter_mut()
+            .find(|(o, p, _)| (*o, *p) == (organ, phrase))
+        {
+            Some(entry) => entry.2 += landmark,
+            None => present.push((organ, phrase, landmark)),
         }
     });
     let stated: Vec<usize> = present
         .iter()
-        .filter(|(organ, p)| {
+        .filter(|(organ, p, landmarks)| {
             let within: usize = index
                 .organ_within
                 .get(&(*organ, *p))
                 .map_or(0, |longer| longer.iter().map(|q| count(q)).sum());
-            count(p) > within
+            count(p) > within + landmarks
         })
-        .map(|(organ, _)| *organ)
+        .map(|(organ, _, _)| *organ)
         .collect();
     lexicon
         .organs
@@ -421,6 +428,23 @@ fn stated_organs(
         .filter(|(i, _)| stated.contains(i))
         .map(|(_, o)| o.name)
         .collect()
+}
+
+/// Whether the organ phrase at `at` of `words` is a landmark: right after a reference phrase
+/// of the lexicon, past an article and a side ("below the liver", "uptake less than liver",
+/// "at the level of the left renal vein").
+fn is_landmark(lexicon: &Lexicon, words: &[Word], at: usize) -> bool {
+    let mut end = at;
+    while end > 0 && at - end < 2 && matches!(words[end - 1].as_str(), "the" | "left" | "right") {
+        end -= 1;
+    }
+    lexicon.reference_words.iter().any(|r| {
+        let parts = r.split(' ').count();
+        end >= parts
+            && r.split(' ')
+                .zip(&words[end - parts..end])
+                .all(|(p, w)| w == p)
+    })
 }
 
 /// The modalities folded words name, in the lexicon's order.
@@ -2129,6 +2153,49 @@ mod setting_tests {
         assert!(!cues.contains(&"incidental"), "{cues:?}");
         let cues = fleischner_cues("Incidental 7 mm solid nodule in the RUL on CT.");
         assert!(cues.contains(&"incidental"), "{cues:?}");
+    }
+
+    #[test]
+    fn an_organ_named_as_a_landmark_is_not_what_the_finding_is_about() {
+        for (text, landmark, organ) in [
+            (
+                "Residual mediastinal mass, uptake below the liver (Deauville 3).",
+                "liver",
+                None,
+            ),
+            (
+                "Hodgkin lymphoma end-of-treatment PET, uptake below liver",
+                "liver",
+                None,
+            ),
+            (
+                "Para-aortic lymph node at the level of the left renal vein, 11 mm.",
+                "kidney",
+                Some("lymph nodes"),
+            ),
+            (
+                "3 cm lesion adjacent to the pancreas in the liver.",
+                "pancreas",
+                Some("liver"),
+            ),
+        ] {
+            let organs = ground(text).finding.organs;
+            assert!(!organs.contains(&landmark), "{text}: {organs:?}");
+            if let Some(organ) = organ {
+                assert!(organs.contains(&organ), "{text}: {organs:?}");
+            }
+        }
+        // Named as what the finding is about, the same organ counts.
+        let organs = ground("2 cm hypodense lesion in the liver, below the diaphragm.")
+            .finding
+            .organs;
+        assert!(organs.contains(&"liver"), "{organs:?}");
+        let answer = ground("Residual mediastinal mass, uptake below the liver (Deauville 3).");
+        assert!(
+            !answer.systems.iter().any(|s| s.slug.contains("li-rads")),
+            "{:?}",
+            answer.systems.iter().map(|s| s.slug).collect::<Vec<_>>()
+        );
     }
 
     #[test]

@@ -42,6 +42,9 @@ pub struct Lexicon {
     pub finding_joins: &'static [&'static str],
     /// Words that negate the value phrase right after them.
     pub negations: &'static [&'static str],
+    /// Phrases that make an organ named right after them (past "the") a landmark, not the
+    /// finding's ("below the liver").
+    pub reference_words: &'static [&'static str],
     /// Words that set two readings side by side as a differential ("cyst versus solid mass").
     pub alternative_words: &'static [&'static str],
     /// Words that make a size a sum of several ("sum of target lesion diameters 71 mm").
@@ -219,12 +222,12 @@ impl PhraseIndex {
         index
     }
 
-    /// The occurrences of phrases as whole consecutive words: `(item, phrase)`, in the order
-    /// of the words.
+    /// The occurrences of phrases as whole consecutive words: `(at, item, phrase)`, in the
+    /// order of the words (`at`: the place of the phrase's first word).
     fn occurrences<'a>(
         &'a self,
         words: &'a [Word],
-    ) -> impl Iterator<Item = (usize, &'static str)> + 'a {
+    ) -> impl Iterator<Item = (usize, usize, &'static str)> + 'a {
         words.iter().enumerate().flat_map(move |(at, word)| {
             self.by_first
                 .get(word.as_str())
@@ -236,14 +239,22 @@ impl PhraseIndex {
                         .enumerate()
                         .all(|(k, p)| words.get(at + k).is_some_and(|w| w == p))
                 })
-                .copied()
+                .map(move |&(item, phrase)| (at, item, phrase))
         })
     }
 
     /// Calls `found(item, phrase)` for each occurrence of a phrase as whole consecutive words.
     pub fn each(&self, words: &[Word], mut found: impl FnMut(usize, &'static str)) {
-        for (item, phrase) in self.occurrences(words) {
+        for (_, item, phrase) in self.occurrences(words) {
             found(item, phrase);
+        }
+    }
+
+    /// [`PhraseIndex::each`], with the place of the phrase's first word: `found(at, item,
+    /// phrase)`.
+    pub fn each_at(&self, words: &[Word], mut found: impl FnMut(usize, usize, &'static str)) {
+        for (at, item, phrase) in self.occurrences(words) {
+            found(at, item, phrase);
         }
     }
 
