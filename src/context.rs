@@ -433,17 +433,17 @@ fn stated_organs(
 /// Whether the organ phrase at `at` of `words` is a landmark: right after a reference phrase
 /// of the lexicon, past an article and a side ("below the liver", "uptake less than liver",
 /// "at the level of the left renal vein").
-fn is_landmark(lexicon: &Lexicon, words: &[Word], at: usize) -> bool {
+fn is_landmark(lexicon: &'static Lexicon, words: &[Word], at: usize) -> bool {
     let mut end = at;
     while end > 0 && at - end < 2 && matches!(words[end - 1].as_str(), "the" | "left" | "right") {
         end -= 1;
     }
-    lexicon.reference_words.iter().any(|r| {
-        let parts = r.split(' ').count();
-        end >= parts
-            && r.split(' ')
-                .zip(&words[end - parts..end])
-                .all(|(p, w)| w == p)
+    lexicon.index().references.iter().any(|parts| {
+        end >= parts.len()
+            && words[end - parts.len()..end]
+                .iter()
+                .zip(parts)
+                .all(|(w, p)| w == p)
     })
 }
 

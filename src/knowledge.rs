@@ -346,6 +346,8 @@ pub struct LexiconIndex {
     pub organ_within: std::collections::HashMap<(usize, &'static str), Vec<&'static str>, FastHash>,
     /// The phrases that make a sentence report a finding.
     pub finding_words: PhraseIndex,
+    /// The reference phrases ([`Lexicon::reference_words`]), each cut into its words.
+    pub references: Vec<Vec<&'static str>>,
 }
 
 /// Whether folded phrase `inner` is made of whole words of folded phrase `outer`.
@@ -407,6 +409,11 @@ impl Lexicon {
                 ),
                 organ_within,
                 finding_words: PhraseIndex::new(self.finding_words.iter().map(|p| (0, *p))),
+                references: self
+                    .reference_words
+                    .iter()
+                    .map(|r| r.split(' ').collect())
+                    .collect(),
             }
         })
     }
