@@ -365,9 +365,18 @@ pub(crate) fn read_said(knowledge: &Knowledge, text: &str, said: &Said) -> Findi
             None => true,
             Some(organ) => {
                 let lines = lines.get_or_insert_with(|| {
+                    // A line with no cue's phrase needs no organs read.
                     organ_lines(text, said)
                         .iter()
-                        .map(|words| (cue_index.items(words), lexicon.index().organs.items(words)))
+                        .map(|words| {
+                            let cues = cue_index.items(words);
+                            let organs = if cues.is_empty() {
+                                Vec::new()
+                            } else {
+                                lexicon.index().organs.items(words)
+                            };
+                            (cues, organs)
+                        })
                         .collect()
                 });
                 let Some(organ) = lexicon.organs.iter().position(|o| o.name == organ) else {
