@@ -440,11 +440,11 @@ fn stated_organs(
 }
 
 /// Whether the organ phrase at `at` of `words` is a landmark: right after a reference phrase
-/// of the lexicon, past an article and a side ("below the liver", "uptake less than liver",
+/// of the lexicon, past up to two of its fillers ("below the liver", "uptake less than liver",
 /// "at the level of the left renal vein").
 fn is_landmark(lexicon: &'static Lexicon, words: &[Word], at: usize) -> bool {
     let mut end = at;
-    while end > 0 && at - end < 2 && matches!(words[end - 1].as_str(), "the" | "left" | "right") {
+    while end > 0 && at - end < 2 && lexicon.reference_fillers.contains(&words[end - 1].as_str()) {
         end -= 1;
     }
     lexicon.index().references.iter().any(|parts| {

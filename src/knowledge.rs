@@ -42,9 +42,11 @@ pub struct Lexicon {
     pub finding_joins: &'static [&'static str],
     /// Words that negate the value phrase right after them.
     pub negations: &'static [&'static str],
-    /// Phrases that make an organ named right after them (past "the") a landmark, not the
-    /// finding's ("below the liver").
+    /// Phrases that make an organ named right after them (past up to two `reference_fillers`)
+    /// a landmark, not the finding's ("below the liver").
     pub reference_words: &'static [&'static str],
+    /// Words passed over between a reference phrase and its organ ("the", "left").
+    pub reference_fillers: &'static [&'static str],
     /// Words that set two readings side by side as a differential ("cyst versus solid mass").
     pub alternative_words: &'static [&'static str],
     /// Words that make a size a sum of several ("sum of target lesion diameters 71 mm").

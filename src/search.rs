@@ -178,44 +178,41 @@ fn index() -> Map<&'static [u8]> {
     Map::new(FST).expect("compiled fst index is valid")
 }
 
-/// Every term of the index with its number, in a hash table: an exact lookup (each term of a
-/// query, and of each of a report's findings) is then one hash and one comparison, where the
-/// `fst` walks its nodes byte by byte (about 1,300 instructions a lookup natively, 7% of a
-/// search). Built from the index on an isolate's first search; the prefix and typo walks
-/// still go through the `fst`.
-fn exact_terms() -> &'static HashMap<&'static str, u64, FastHash> {
-    static TERMS: std::sync::OnceLock<HashMap<&'static str, u64, FastHash>> =
-        std::sync::OnceLock::new();
-    TERMS.get_or_init(|| {
-        let map = index();
-        // The terms' text in one piece, which lives as long as the isolate (as the table does).
-        let mut text = String::new();
-        let mut ids = Vec::with_capacity(map.len());
-        walk_prefixed(map.as_fst(), b"", |key, id| {
-            text.push_str(&String::from_utf8_lossy(key));
-            ids.push((text.len(), id));
-            true
-        });
-        let text: &'static str = Box::leak(text.into_boxed_str());
-        let mut terms = HashMap::with_capacity_and_hasher(ids.len(), FastHash::default());
-        let mut start = 0;
-        for (end, id) in ids {
-            terms.insert(&text[start..end], id);
-            start = end;
-        }
-        terms
-    })
-}
-
-/// The index's terms in key order (the `fst`'s), each with its number.
+/// Every term of the index with its number, in key order (the `fst`'s): the text of each
+/// lives as long as the isolate. Read from the index once, on an isolate's first search.
 fn terms_in_order() -> &'static [(&'static str, u64)] {
     static TERMS: std::sync::OnceLock<Vec<(&'static str, u64)>> = std::sync::OnceLock::new();
     TERMS.get_or_init(|| {
-        let mut terms: Vec<(&'static str, u64)> =
-            exact_terms().iter().map(|(&k, &id)| (k, id)).collect();
-        terms.sort_unstable_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
-        terms
+        let map = index();
+        // The terms' text in one piece.
+        let mut text = String::new();
+        let mut ends = Vec::with_capacity(map.len());
+        walk_prefixed(map.as_fst(), b"", |key, id| {
+            text.push_str(&String::from_utf8_lossy(key));
+            ends.push((text.len(), id));
+            true
+        });
+        let text: &'static str = Box::leak(text.into_boxed_str());
+        let mut start = 0;
+        ends.into_iter()
+            .map(|(end, id)| {
+                let term = &text[start..end];
+                start = end;
+                (term, id)
+            })
+            .collect()
     })
+}
+
+/// Every term of the index with its number, in a hash table: an exact lookup (each term of a
+/// query, and of each of a report's findings) is then one hash and one comparison, where the
+/// `fst` walks its nodes byte by byte (about 1,300 instructions a lookup natively, 7% of a
+/// search). Built on an isolate's first search; the prefix and two-edit walks still go through
+/// the `fst`.
+fn exact_terms() -> &'static HashMap<&'static str, u64, FastHash> {
+    static TERMS: std::sync::OnceLock<HashMap<&'static str, u64, FastHash>> =
+        std::sync::OnceLock::new();
+    TERMS.get_or_init(|| terms_in_order().iter().copied().collect())
 }
 
 /// A byte string's key in [`one_edit_table`]: 32 bits of its hash (a collision only costs a

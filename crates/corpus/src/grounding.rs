@@ -126,11 +126,14 @@ pub struct Lexicon {
     pub finding_joins: Vec<String>,
     /// Words that negate the value phrase right after them.
     pub negations: Vec<String>,
-    /// Phrases that make an organ named right after them (past "the") a landmark, not what
-    /// the finding is about ("below *the liver*", "uptake less than liver", "adjacent to the
-    /// pancreas").
+    /// Phrases that make an organ named right after them (past up to two `reference_fillers`)
+    /// a landmark, not what the finding is about ("below *the liver*", "uptake less than liver",
+    /// "at the level of the left renal vein").
     #[serde(default)]
     pub reference_words: Vec<String>,
+    /// Words passed over between a reference phrase and the organ it names ("the", "left").
+    #[serde(default)]
+    pub reference_fillers: Vec<String>,
     /// Words that set two readings side by side as a differential ("cyst versus solid mass"):
     /// a value stated next to one is one side of it, not a fact.
     #[serde(default)]
@@ -730,6 +733,7 @@ fn validate_lexicon(lexicon: &Lexicon, corpus: &Corpus) -> Vec<Problem> {
         ("clause_breaks", &lexicon.clause_breaks),
         ("finding_joins", &lexicon.finding_joins),
         ("negations", &lexicon.negations),
+        ("reference_fillers", &lexicon.reference_fillers),
         ("alternative_words", &lexicon.alternative_words),
         ("aggregate_words", &lexicon.aggregate_words),
         ("age_lead_words", &lexicon.age_lead_words),
@@ -740,9 +744,7 @@ fn validate_lexicon(lexicon: &Lexicon, corpus: &Corpus) -> Vec<Problem> {
         check_phrases(&mut r, &format!("$.{key}"), list, true);
     }
     check_phrases(&mut r, "$.finding_words", &lexicon.finding_words, false);
-    if !lexicon.reference_words.is_empty() {
-        check_phrases(&mut r, "$.reference_words", &lexicon.reference_words, false);
-    }
+    check_phrases(&mut r, "$.reference_words", &lexicon.reference_words, false);
     check_phrases(&mut r, "$.age_words", &lexicon.age_words, false);
     for (i, pair) in lexicon.opposite_words.iter().enumerate() {
         check_phrases(&mut r, &format!("$.opposite_words[{i}]"), pair, true);
@@ -1074,9 +1076,9 @@ pub fn emit(grounding: &Grounding, systems: &[(String, System)]) -> String {
          sections: {sections},\n    \
          modality_spellings: &{spellings:?},\n    \
          measured_nouns: {measured},\n    lesion_nouns: &{:?},\n    measure_words: &{:?},\n    \
-         clause_breaks: &{:?},\n    finding_joins: &{:?},\n    negations: &{:?},\n    reference_words: &{:?},\n    alternative_words: &{:?},\n    aggregate_words: &{:?},\n    opposite_words: &{:?},\n    generic_values: &{:?},\n    age_words: &{:?},\n    age_lead_words: &{:?},\n    \
+         clause_breaks: &{:?},\n    finding_joins: &{:?},\n    negations: &{:?},\n    reference_words: &{:?},\n    reference_fillers: &{:?},\n    alternative_words: &{:?},\n    aggregate_words: &{:?},\n    opposite_words: &{:?},\n    generic_values: &{:?},\n    age_words: &{:?},\n    age_lead_words: &{:?},\n    \
          finding_words: &{:?},\n    recommendation_words: &{:?},\n    attenuation_words: &{:?},\n    hu_words: &{:?},\n    settings: {settings},\n}};\n",
-        lex.lesion_nouns, lex.measure_words, lex.clause_breaks, lex.finding_joins, lex.negations, lex.reference_words, lex.alternative_words, lex.aggregate_words, lex.opposite_words, lex.generic_values, lex.age_words, lex.age_lead_words,
+        lex.lesion_nouns, lex.measure_words, lex.clause_breaks, lex.finding_joins, lex.negations, lex.reference_words, lex.reference_fillers, lex.alternative_words, lex.aggregate_words, lex.opposite_words, lex.generic_values, lex.age_words, lex.age_lead_words,
         lex.finding_words, lex.recommendation_words, lex.attenuation_words, lex.hu_words
     )
     .unwrap();
