@@ -2259,6 +2259,79 @@ mod setting_tests {
     }
 
     #[test]
+    fn a_title_without_contrast_still_names_the_examination() {
+        // "WITHOUT CONTRAST" says how the study was done: the rest of the title is not ruled
+        // out, so a finding that names no organ takes the title's.
+        let report = "MRI WITHOUT CONTRAST - LIVER\n\nFINDINGS:\n\
+                      Observation 1: segment 7, 24 mm, nonrim arterial phase hyperenhancement.\n";
+        let answer = ground(report);
+        assert!(
+            !answer
+                .finding
+                .ruled_out
+                .iter()
+                .any(|r| r.text.to_lowercase().contains("liver")),
+            "{:?}",
+            answer.finding.ruled_out
+        );
+        let finding = answer
+            .findings
+            .iter()
+            .find(|g| g.text.contains("24 mm"))
+            .expect("the observation is a finding");
+        assert_eq!(finding.systems[0].slug, "acr-li-rads-ct-mri-v2018");
+        // Contrast that is itself the finding is still negated.
+        let answer = ground("Splenic laceration without contrast extravasation.");
+        assert!(
+            answer
+                .finding
+                .ruled_out
+                .iter()
+                .any(|r| r.text.contains("extravasation")),
+            "{:?}",
+            answer.finding.ruled_out
+        );
+    }
+
+    #[test]
+    fn a_part_of_the_anatomy_is_a_finding_only_with_a_size_and_a_ruled_out_label_keeps_its_organ() {
+        let report = "CT LIVER\n\nFINDINGS:\n\
+                      Pancreas: Normal signal and calibre of the duct.\n\
+                      Biliary: The common bile duct measures 4 mm.\n\
+                      Aorta: Normal caliber aorta.\n\
+                      Thyroid: Normal size. 2.1 cm solid hypoechoic nodule.\n";
+        let answer = ground(report);
+        let texts: Vec<(&str, findings::Assertion)> = answer
+            .findings
+            .iter()
+            .map(|g| (g.text.as_str(), g.assertion))
+            .collect();
+        let grounded = |start: &str| {
+            texts
+                .iter()
+                .any(|(t, a)| t.starts_with(start) && a.grounded())
+        };
+        // A duct or an aorta named without a size is anatomy, not a finding.
+        assert!(!grounded("Normal signal"), "{texts:?}");
+        assert!(!grounded("Normal caliber"), "{texts:?}");
+        assert!(grounded("The common bile duct measures 4 mm"), "{texts:?}");
+        // "Thyroid:" is ruled out by "Normal size", yet the next sentence of its line is still
+        // about the thyroid, not the examination's liver.
+        let nodule = answer
+            .findings
+            .iter()
+            .find(|g| g.text.starts_with("2.1 cm"))
+            .expect("the nodule is a finding");
+        assert!(nodule.assertion.grounded());
+        let slugs: Vec<&str> = nodule.systems.iter().map(|s| s.slug).collect();
+        assert!(
+            slugs.first().is_some_and(|s| s.contains("thyroid")),
+            "{slugs:?}"
+        );
+        assert!(!slugs.iter().any(|s| s.contains("li-rads")), "{slugs:?}");
+    }
+
+    #[test]
     fn a_negated_setting_is_not_stated_and_a_known_cancer_disfavours_fleischner() {
         let answer = ground("No known malignancy. Incidental 7 mm solid nodule in the RUL on CT.");
         assert!(!answer.setting.settings.contains(&"known_cancer"));

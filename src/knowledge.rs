@@ -34,6 +34,8 @@ pub struct Lexicon {
     pub measured_nouns: &'static [Words],
     /// Measured nouns for a lesion as a whole.
     pub lesion_nouns: &'static [&'static str],
+    /// Measured nouns for a part of the anatomy ("duct", "wall"): a finding only with a size.
+    pub structure_nouns: &'static [&'static str],
     /// Words of an input label that say how a length is taken, not what is measured.
     pub measure_words: &'static [&'static str],
     /// Words a size's measured noun is not looked for past.

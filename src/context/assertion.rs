@@ -4,8 +4,8 @@
 //! The model is ConText's (Harkema et al. 2009), and its knowledge is corpus data
 //! (`corpus/grounding/assertions.json`): a trigger phrase puts the words of its scope into its
 //! category; a forward scope runs after the trigger, a backward one before it, at most
-//! `max_scope` words, and both stop at the end of the sentence, at a terminator ("but",
-//! "however") or at another trigger. A pseudo-trigger ("no change") holds a trigger word but
+//! `max_scope` words, and both stop at the end of the sentence (or at a spaced dash), at a
+//! terminator ("but", "however") or at another trigger. A pseudo-trigger ("no change") holds a trigger word but
 //! does not act. Where two scopes reach a word, the nearer trigger decides.
 //!
 //! Reports label their lines ("Lungs: no pulmonary nodules", "Thyroid: unremarkable"): the
@@ -70,11 +70,17 @@ fn longest(model: &'static Assertions, words: &[Span], i: usize, end: usize) -> 
     best
 }
 
-/// Whether the text between two words ends a sentence (or a line).
+/// Whether the text between two words ends a sentence (or a line), or sets off a part of it
+/// with a spaced dash: "CT CHEST WITHOUT CONTRAST - LUNG CANCER SCREENING" rules out the
+/// contrast, not the screening. (A dash between words without a space joins them: "low-dose".)
 fn breaks(chars: &[char], from: usize, to: usize) -> bool {
-    chars[from..to]
-        .iter()
+    let gap = &chars[from..to];
+    gap.iter()
         .any(|c| matches!(c, '.' | ';' | '!' | '?' | '\n'))
+        || (gap
+            .iter()
+            .any(|c| matches!(c, '-' | '\u{2013}' | '\u{2014}'))
+            && gap.iter().any(|c| c.is_whitespace()))
 }
 
 /// The category each word is asserted with (`None`: present), with the trigger that decided.
@@ -470,6 +476,19 @@ mod tests {
             kept_words("No polyp.\nGallbladder wall thickening"),
             ["gallbladder", "wall", "thickening"]
         );
+    }
+
+    #[test]
+    fn a_spaced_dash_ends_a_scope_and_the_technique_is_no_negation() {
+        let (words, ruled) = read("CT CHEST WITHOUT CONTRAST - LUNG CANCER SCREENING");
+        assert_eq!(ruled, ["negated: CONTRAST (WITHOUT)"]);
+        assert!(words.contains(&"screening".to_string()));
+        // A hyphen inside a word joins it.
+        let (_, ruled) = read("No low-dose artefact");
+        assert_eq!(ruled, ["negated: low-dose artefact (No)"]);
+        let (words, ruled) = read("CT of the chest without IV contrast, reconstructions in lung");
+        assert!(ruled.is_empty(), "{ruled:?}");
+        assert!(words.contains(&"lung".to_string()));
     }
 
     #[test]

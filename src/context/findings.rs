@@ -195,7 +195,8 @@ fn body_from_of(label: Option<(usize, usize)>, from: usize) -> usize {
 /// "cyst", "laceration") or a finding word of the lexicon ("calcification",
 /// "spondylosis", a system's name); not a recommendation ("Recommend follow-up CT ..."). An
 /// organ alone is not a finding ("the hepatic veins are patent", "atelectasis at both lung
-/// bases"), nor is a size alone ("Spleen: normal in size, 10 cm").
+/// bases"), nor is a size alone ("Spleen: normal in size, 10 cm"), nor a part of the anatomy
+/// without a size (`structure_nouns`: "Normal signal and calibre of the duct").
 fn reports_on(knowledge: &Knowledge, words: &[Word]) -> bool {
     let lexicon = knowledge.lexicon;
     if words
@@ -204,8 +205,18 @@ fn reports_on(knowledge: &Knowledge, words: &[Word]) -> bool {
     {
         return false;
     }
-    if words.iter().any(|w| lexicon.measured(w).is_some()) {
-        return true;
+    // A lesion reports itself; a part of the anatomy only with a number beside it ("The
+    // common bile duct measures 4 mm"; not "Normal calibre of the duct").
+    let measured = words.iter().filter_map(|w| lexicon.measured(w));
+    let numbered = || {
+        words
+            .iter()
+            .any(|w| w.starts_with(|c: char| c.is_ascii_digit()))
+    };
+    for noun in measured {
+        if !lexicon.structure_nouns.contains(&noun) || numbered() {
+            return true;
+        }
     }
     lexicon.index().finding_words.any(words)
 }
@@ -296,11 +307,16 @@ pub fn findings(
             let label_words = label.map_or(Vec::new(), |(f, t)| words_within(cut.read, f, t));
             // A line labelled with an organ of its own ("AIRWAYS:", "UPPER ABDOMEN:") ends the
             // block a bare heading above it opened ("LUNGS:"); "Nodule 1:" stays under it.
+            // The organs the line's last sentence that named one is about: a prose line goes on
+            // about them ("The pancreas shows several cysts. The dominant one measures 2.9 cm").
+            // It starts with the organs its label names as written: a label read as ruled out
+            // ("Pancreas: Normal signal and calibre of the duct") still says what the rest of its
+            // line is about.
+            let mut topic: Vec<&'static str> = Vec::new();
             if label.is_some() {
                 let said = Said::new(words_within(cut.original, from, body_from_of(label, from)));
-                if !super::stated_organs(knowledge.lexicon, said.words(), |p| said.count(p))
-                    .is_empty()
-                {
+                topic = super::stated_organs(knowledge.lexicon, said.words(), |p| said.count(p));
+                if !topic.is_empty() {
                     heading = None;
                 }
             }
@@ -309,9 +325,6 @@ pub fn findings(
             pieces.extend(label.map(|(f, t)| [f, t]));
             // The finding this line opened, by its place in `found`.
             let mut line_finding: Option<usize> = None;
-            // The organs the line's last sentence that named one is about: a prose line goes on
-            // about them ("The pancreas shows several cysts. The dominant one measures 2.9 cm").
-            let mut topic: Vec<&'static str> = Vec::new();
             let pieces_of_line = sentences(&chars, body_from, to)
                 .into_iter()
                 .flat_map(|(s, e)| clauses(knowledge, text::within(cut.read, s, e), s, e));

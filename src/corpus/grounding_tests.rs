@@ -169,6 +169,33 @@ fn another_site_must_be_no_systems_organ_and_claim_no_organs_phrase() {
 }
 
 #[test]
+fn a_structure_noun_must_be_a_measured_noun_and_no_lesion() {
+    assert_fails(
+        grounding::LEXICON_FILE,
+        |l| {
+            l["structure_nouns"]
+                .as_array_mut()
+                .unwrap()
+                .push(json!("vessel"))
+        },
+        "$.structure_nouns[6]",
+        "'vessel' is not a measured noun",
+    );
+    // A lesion is a finding whether measured or not: it cannot be anatomy too.
+    assert_fails(
+        grounding::LEXICON_FILE,
+        |l| {
+            l["structure_nouns"]
+                .as_array_mut()
+                .unwrap()
+                .push(json!("cyst"))
+        },
+        "$.structure_nouns[6]",
+        "'cyst' is a lesion noun: a lesion is a finding whether measured or not",
+    );
+}
+
+#[test]
 fn factors_must_be_above_zero() {
     for bad in [0.0, -2.0] {
         assert_fails(

@@ -116,6 +116,10 @@ pub struct Lexicon {
     pub measured_nouns: Vec<MeasuredNoun>,
     /// Measured nouns for a lesion as a whole.
     pub lesion_nouns: Vec<String>,
+    /// Measured nouns that name a part of the anatomy ("duct", "wall", "aorta"): a sentence
+    /// that names one reports a finding only with a size ("The common bile duct measures 4
+    /// mm"), not alone ("Normal signal and calibre of the duct").
+    pub structure_nouns: Vec<String>,
     /// Words of an input label that say how a length is taken, not what is measured.
     pub measure_words: Vec<String>,
     /// Words a size's measured noun is not looked for past.
@@ -720,11 +724,24 @@ fn validate_lexicon(lexicon: &Lexicon, corpus: &Corpus) -> Vec<Problem> {
             }
         }
     }
-    for (i, noun) in lexicon.lesion_nouns.iter().enumerate() {
-        if !lexicon.measured_nouns.iter().any(|m| &m.noun == noun) {
+    for (key, list) in [
+        ("lesion_nouns", &lexicon.lesion_nouns),
+        ("structure_nouns", &lexicon.structure_nouns),
+    ] {
+        for (i, noun) in list.iter().enumerate() {
+            if !lexicon.measured_nouns.iter().any(|m| &m.noun == noun) {
+                r.add(
+                    format!("$.{key}[{i}]"),
+                    format!("'{noun}' is not a measured noun"),
+                );
+            }
+        }
+    }
+    for (i, noun) in lexicon.structure_nouns.iter().enumerate() {
+        if lexicon.lesion_nouns.contains(noun) {
             r.add(
-                format!("$.lesion_nouns[{i}]"),
-                format!("'{noun}' is not a measured noun"),
+                format!("$.structure_nouns[{i}]"),
+                format!("'{noun}' is a lesion noun: a lesion is a finding whether measured or not"),
             );
         }
     }
@@ -1075,10 +1092,10 @@ pub fn emit(grounding: &Grounding, systems: &[(String, System)]) -> String {
         "pub static LEXICON: Lexicon = Lexicon {{\n    organs: {organs},\n    modalities: {modalities},\n    \
          sections: {sections},\n    \
          modality_spellings: &{spellings:?},\n    \
-         measured_nouns: {measured},\n    lesion_nouns: &{:?},\n    measure_words: &{:?},\n    \
+         measured_nouns: {measured},\n    lesion_nouns: &{:?},\n    structure_nouns: &{:?},\n    measure_words: &{:?},\n    \
          clause_breaks: &{:?},\n    finding_joins: &{:?},\n    negations: &{:?},\n    reference_words: &{:?},\n    reference_fillers: &{:?},\n    alternative_words: &{:?},\n    aggregate_words: &{:?},\n    opposite_words: &{:?},\n    generic_values: &{:?},\n    age_words: &{:?},\n    age_lead_words: &{:?},\n    \
          finding_words: &{:?},\n    recommendation_words: &{:?},\n    attenuation_words: &{:?},\n    hu_words: &{:?},\n    settings: {settings},\n}};\n",
-        lex.lesion_nouns, lex.measure_words, lex.clause_breaks, lex.finding_joins, lex.negations, lex.reference_words, lex.reference_fillers, lex.alternative_words, lex.aggregate_words, lex.opposite_words, lex.generic_values, lex.age_words, lex.age_lead_words,
+        lex.lesion_nouns, lex.structure_nouns, lex.measure_words, lex.clause_breaks, lex.finding_joins, lex.negations, lex.reference_words, lex.reference_fillers, lex.alternative_words, lex.aggregate_words, lex.opposite_words, lex.generic_values, lex.age_words, lex.age_lead_words,
         lex.finding_words, lex.recommendation_words, lex.attenuation_words, lex.hu_words
     )
     .unwrap();
