@@ -2332,6 +2332,30 @@ mod setting_tests {
     }
 
     #[test]
+    fn a_system_named_in_a_finding_leads_it_only_when_about_its_organ() {
+        let first_of = |report: &str, start: &str| -> Vec<&'static str> {
+            let answer = ground(report);
+            let finding = answer
+                .findings
+                .iter()
+                .find(|g| g.text.starts_with(start))
+                .unwrap_or_else(|| panic!("a finding starts with {start:?}"));
+            finding.systems.iter().map(|s| s.slug).collect()
+        };
+        // "LR 2" in a lung line is Lung-RADS shorthand, not a LI-RADS category.
+        let chest = "CT CHEST - LUNG CANCER SCREENING\n\nIMPRESSION:\n\
+                     1. LLL 6.0 mm solid nodule, stable for 34 months (LR 2).\n";
+        let slugs = first_of(chest, "LLL 6.0 mm");
+        assert_eq!(slugs.first(), Some(&"acr-lung-rads-v2022"), "{slugs:?}");
+        assert!(!slugs.iter().any(|s| s.contains("li-rads")), "{slugs:?}");
+        // In the liver it names LI-RADS, which leads.
+        let liver = "MRI LIVER\n\nIMPRESSION:\n\
+                     1. Segment 7 observation, 14 mm, with arterial phase hyperenhancement (LR 4).\n";
+        let slugs = first_of(liver, "Segment 7");
+        assert!(slugs[0].contains("li-rads"), "{slugs:?}");
+    }
+
+    #[test]
     fn a_negated_setting_is_not_stated_and_a_known_cancer_disfavours_fleischner() {
         let answer = ground("No known malignancy. Incidental 7 mm solid nodule in the RUL on CT.");
         assert!(!answer.setting.settings.contains(&"known_cancer"));

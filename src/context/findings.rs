@@ -619,6 +619,19 @@ fn rank(
     // The text was cut into words once (`words`), for its reading and its search.
     let said = Said::new(words);
     let mut finding = read_said(knowledge, text, &said);
+    // A system a finding names leads it only when it is about what the finding or the
+    // examination is about: in a chest CT's "LLL 6.0 mm solid nodule (LR 2)", "LR 2" is
+    // shorthand for Lung-RADS, not LI-RADS; a screening CT's "S modifier: coronary
+    // calcification" still names Lung-RADS. A system named elsewhere is ranked on its score.
+    if !finding.organs.is_empty() {
+        finding.named.retain(|n| {
+            let about = crate::corpus::compiled::SYSTEMS[n.index].organs;
+            about.is_empty()
+                || about
+                    .iter()
+                    .any(|o| finding.organs.contains(o) || exam.organs.contains(o))
+        });
+    }
     if finding.organs.is_empty() {
         finding.organs = exam.organs.clone();
     }
