@@ -2356,6 +2356,44 @@ mod setting_tests {
     }
 
     #[test]
+    fn a_prose_line_stays_on_the_organ_of_a_ruled_out_sentence_and_new_since_the_prior_is_present()
+    {
+        let report = "CT ABDOMEN AND PELVIS WITH IV CONTRAST\n\nFINDINGS:\n\
+                      Lower chest: 5 mm solid nodule in the RLL (series 2, image 14), not present \
+                      on the prior.\n\
+                      Hepatobiliary: Liver is normal in size. Two subcentimeter hypodensities in \
+                      the right lobe, too small to characterize, likely cysts.\n\
+                      Vessels: Infrarenal AAA, 3.6 cm, previously 3.3 cm.\n";
+        let answer = ground(report);
+        let finding = |start: &str| {
+            answer
+                .findings
+                .iter()
+                .find(|g| g.text.starts_with(start))
+                .unwrap_or_else(|| panic!("a finding starts with {start:?}"))
+        };
+        let slugs = |start: &str| -> Vec<&'static str> {
+            finding(start).systems.iter().map(|s| s.slug).collect()
+        };
+        // "not present on the prior" says the nodule is new, not absent.
+        assert!(finding("5 mm solid nodule").assertion.grounded());
+        assert!(slugs("5 mm solid nodule").contains(&"fleischner-2017"));
+        // The hypodensities are the liver's, which the sentence before them named.
+        let hypodensities = slugs("Two subcentimeter");
+        assert_eq!(
+            hypodensities.first(),
+            Some(&"acr-if-liver-2017"),
+            "{hypodensities:?}"
+        );
+        // "AAA" is an aneurysm, measured.
+        assert!(finding("Infrarenal AAA").assertion.grounded());
+        assert_eq!(
+            slugs("Infrarenal AAA").first(),
+            Some(&"acr-if-vascular-2013")
+        );
+    }
+
+    #[test]
     fn a_negated_setting_is_not_stated_and_a_known_cancer_disfavours_fleischner() {
         let answer = ground("No known malignancy. Incidental 7 mm solid nodule in the RUL on CT.");
         assert!(!answer.setting.settings.contains(&"known_cancer"));

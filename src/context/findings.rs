@@ -343,6 +343,20 @@ pub fn findings(
                 let reports = reports_on(knowledge, &own)
                     || (asserts && !super::naming::named_systems(sentence).is_empty());
                 if !asserts || !reports {
+                    // A prose line goes on about the organ a sentence named even when the
+                    // sentence is ruled out ("Liver is normal in size. Two subcentimetre
+                    // hypodensities in the right lobe").
+                    // (Not in the impression, whose numbered lines sum up several organs
+                    // each: "No cervical spine fracture. Chronic small vessel disease.")
+                    if kind != Some(SectionKind::Impression) {
+                        let written = Said::new(words_within(cut.original, s, e));
+                        let named = super::stated_organs(knowledge.lexicon, written.words(), |p| {
+                            written.count(p)
+                        });
+                        if !named.is_empty() {
+                            topic = named;
+                        }
+                    }
                     // A sentence whose ruled-out words named an organ or a finding is a
                     // finding the text rules out ("Lungs: no nodules"); the line's label is
                     // part of its first sentence.
