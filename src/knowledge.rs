@@ -75,11 +75,8 @@ pub struct Lexicon {
 
 impl Lexicon {
     /// The measured noun a single folded word stands for.
-    pub fn measured(&self, word: &str) -> Option<&'static str> {
-        self.measured_nouns
-            .iter()
-            .find(|n| n.phrases.contains(&word))
-            .map(|n| n.name)
+    pub fn measured(&'static self, word: &str) -> Option<&'static str> {
+        self.index().measured.get(word).copied()
     }
 }
 
@@ -352,6 +349,9 @@ pub struct LexiconIndex {
     pub finding_words: PhraseIndex,
     /// The reference phrases ([`Lexicon::reference_words`]), each cut into its words.
     pub references: Vec<Vec<&'static str>>,
+    /// The measured noun each of their words stands for (a word is one noun's: the build
+    /// checks it).
+    pub measured: std::collections::HashMap<&'static str, &'static str, FastHash>,
 }
 
 /// Whether folded phrase `inner` is made of whole words of folded phrase `outer`.
@@ -417,6 +417,11 @@ impl Lexicon {
                     .reference_words
                     .iter()
                     .map(|r| r.split(' ').collect())
+                    .collect(),
+                measured: self
+                    .measured_nouns
+                    .iter()
+                    .flat_map(|n| n.phrases.iter().map(move |p| (*p, n.name)))
                     .collect(),
             }
         })

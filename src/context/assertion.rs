@@ -5,7 +5,8 @@
 //! (`corpus/grounding/assertions.json`): a trigger phrase puts the words of its scope into its
 //! category; a forward scope runs after the trigger, a backward one before it, at most
 //! `max_scope` words, and both stop at the end of the sentence (or at a spaced dash), at a
-//! terminator ("but", "however") or at another trigger. A pseudo-trigger ("no change") holds a trigger word but
+//! terminator ("but", "however") or at another trigger, and keep to their side of a
+//! parenthesis. A pseudo-trigger ("no change") holds a trigger word but
 //! does not act. Where two scopes reach a word, the nearer trigger decides.
 //!
 //! Reports label their lines ("Lungs: no pulmonary nodules", "Thyroid: unremarkable"): the
@@ -100,7 +101,7 @@ fn assess(model: &'static Assertions, text: &str) -> Assessment {
         while end < words.len() && !breaks(&chars, words[end - 1].end, words[end].start) {
             end += 1;
         }
-        assess_sentence(model, &words, start, end, &mut marks);
+        assess_sentence(model, &chars, &words, start, end, &mut marks);
         start = end;
     }
     back_references(model, &chars, &words, &mut marks);
@@ -111,6 +112,7 @@ fn assess(model: &'static Assertions, text: &str) -> Assessment {
 /// ConText over the words `[start, end)` of one sentence.
 fn assess_sentence(
     model: &'static Assertions,
+    chars: &[char],
     words: &[Span],
     start: usize,
     end: usize,
@@ -138,12 +140,21 @@ fn assess_sentence(
             Mark::Trigger(j) => model.triggers[j].category != trigger.category,
             _ => true,
         };
+        // A parenthesis sets an aside apart: a scope does not leave one it starts in ("2.6 cm
+        // simple cyst, O-RADS 1 (normal ovary)" rules out only the ovary), nor enter one
+        // backwards.
+        let gap = |w: usize| &chars[words[w - 1].end..words[w].start];
         if matches!(trigger.direction, Direction::Forward | Direction::Both) {
             let stop = found[n + 1..]
                 .iter()
                 .find(|g| stops(g))
                 .map_or(end, |next| next.at);
-            scopes.push(f.at + f.len..stop.min(f.at + f.len + reach));
+            let first = f.at + f.len;
+            let stop = stop.min(first + reach);
+            let stop = (first..stop)
+                .find(|&w| w > first && gap(w).contains(&')'))
+                .unwrap_or(stop);
+            scopes.push(first..stop);
         }
         if matches!(trigger.direction, Direction::Backward | Direction::Both) {
             let from = found[..n]
@@ -151,7 +162,12 @@ fn assess_sentence(
                 .rev()
                 .find(|g| stops(g))
                 .map_or(start, |p| p.at + p.len);
-            scopes.push(from.max(f.at.saturating_sub(reach))..f.at);
+            let from = from.max(f.at.saturating_sub(reach));
+            let from = (from + 1..=f.at)
+                .rev()
+                .find(|&w| gap(w).contains(&'('))
+                .unwrap_or(from);
+            scopes.push(from..f.at);
         }
         for scope in scopes {
             for w in scope {
@@ -489,6 +505,22 @@ mod tests {
         let (words, ruled) = read("CT of the chest without IV contrast, reconstructions in lung");
         assert!(ruled.is_empty(), "{ruled:?}");
         assert!(words.contains(&"lung".to_string()));
+    }
+
+    #[test]
+    fn a_scope_keeps_to_its_side_of_a_parenthesis() {
+        // A backward trigger inside an aside does not reach out of it: the cyst is not what
+        // "normal" describes.
+        let (words, ruled) = read("2.6 cm simple cyst, O-RADS 1 (normal ovary)");
+        assert!(ruled.is_empty(), "{ruled:?}");
+        assert!(words.contains(&"cyst".to_string()));
+        // A forward one inside it stops where it closes.
+        let (words, ruled) = read("Bosniak I cyst (no follow-up), mild emphysema");
+        assert_eq!(ruled, ["negated: follow-up (no)"]);
+        assert!(words.contains(&"emphysema".to_string()));
+        // One outside still reaches into it.
+        let (_, ruled) = read("No lymphadenopathy (nodes under 1 cm)");
+        assert_eq!(ruled, ["negated: lymphadenopathy (nodes under 1 cm (No)"]);
     }
 
     #[test]

@@ -325,10 +325,12 @@ pub fn findings(
             pieces.extend(label.map(|(f, t)| [f, t]));
             // The finding this line opened, by its place in `found`.
             let mut line_finding: Option<usize> = None;
-            let pieces_of_line = sentences(&chars, body_from, to)
+            let pieces_of_line: Vec<_> = sentences(&chars, body_from, to)
                 .into_iter()
-                .flat_map(|(s, e)| clauses(knowledge, text::within(cut.read, s, e), s, e));
-            for (n, (s, e, sentence_words)) in pieces_of_line.enumerate() {
+                .flat_map(|(s, e)| clauses(knowledge, text::within(cut.read, s, e), s, e))
+                .collect();
+            let last_piece = pieces_of_line.len().saturating_sub(1);
+            for (n, (s, e, sentence_words)) in pieces_of_line.into_iter().enumerate() {
                 let sentence = chars.slice(s, e);
                 // What the sentence still asserts, with its line's label: "Nodule 1: right
                 // lobe, 1.8 cm, solid" reports on the nodule its label names. (The words of
@@ -345,10 +347,10 @@ pub fn findings(
                 if !asserts || !reports {
                     // A prose line goes on about the organ a sentence named even when the
                     // sentence is ruled out ("Liver is normal in size. Two subcentimetre
-                    // hypodensities in the right lobe").
-                    // (Not in the impression, whose numbered lines sum up several organs
-                    // each: "No cervical spine fracture. Chronic small vessel disease.")
-                    if kind != Some(SectionKind::Impression) {
+                    // hypodensities in the right lobe"); not in the impression, whose numbered
+                    // lines sum up several organs each ("No cervical spine fracture. Chronic
+                    // small vessel disease."). The line's last sentence has none after it.
+                    if n < last_piece && kind != Some(SectionKind::Impression) {
                         let written = Said::new(words_within(cut.original, s, e));
                         let named = super::stated_organs(knowledge.lexicon, written.words(), |p| {
                             written.count(p)

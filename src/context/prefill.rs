@@ -158,7 +158,7 @@ struct LengthInput<'a> {
 }
 
 impl<'a> LengthInput<'a> {
-    fn of(lexicon: &Lexicon, input: &'a Input) -> LengthInput<'a> {
+    fn of(lexicon: &'static Lexicon, input: &'a Input) -> LengthInput<'a> {
         let mut outside = String::new();
         let mut inside = String::new();
         let mut depth = 0usize;
@@ -256,7 +256,7 @@ impl<'a> LengthInput<'a> {
 /// another number or a clause break), else in the three before it (stopping at a number),
 /// with the words that qualify it.
 fn measures(
-    lexicon: &Lexicon,
+    lexicon: &'static Lexicon,
     words: &[Word],
     size: &SizeMention,
 ) -> (Option<&'static str>, Vec<Word>) {
@@ -288,7 +288,7 @@ fn measures(
 
 /// Fills the length inputs of a system from the sizes of a finding.
 fn fill_sizes(
-    lexicon: &Lexicon,
+    lexicon: &'static Lexicon,
     lengths: &[LengthInput],
     words: &[Word],
     sizes: &[SizeMention],
@@ -403,7 +403,12 @@ fn value_phrases(lexicon: &'static Lexicon, value: &'static InputValue) -> &'sta
 /// measured nouns between ("*solid* mass versus cyst"). Not further: the words read may run
 /// from one sentence into the next, and "*infectious* (aspiration vs bronchiolitis)" sets
 /// another differential beside it.
-fn beside_an_alternative(lexicon: &Lexicon, words: &[Word], start: usize, end: usize) -> bool {
+fn beside_an_alternative(
+    lexicon: &'static Lexicon,
+    words: &[Word],
+    start: usize,
+    end: usize,
+) -> bool {
     let alternative = |w: &Word| lexicon.alternative_words.contains(&w.as_str());
     start.checked_sub(1).is_some_and(|i| alternative(&words[i]))
         || words[end..]
