@@ -40,11 +40,18 @@ pub fn bare_heading(line: &str, words: &[Word]) -> bool {
     !words.is_empty() && words.len() <= 4 && line.trim_end().ends_with(':')
 }
 
+/// Whether a section is one paragraph: the history and the sections that describe the
+/// examination (technique, comparison).
+fn is_one_paragraph(kind: SectionKind) -> bool {
+    kind == SectionKind::History || kind.describes_the_examination()
+}
+
 /// The sections of a text, in order; every character belongs to one.
 ///
-/// A section that describes the examination (history, technique, comparison) is one
-/// paragraph: a paragraph after it that opens with no heading of the lexicon ("Comparison:
-/// None.", a blank line, "Coronary Arteries", ...) reports findings.
+/// The history and the sections that describe the examination (technique, comparison) are
+/// one paragraph each: a paragraph after one that opens with no heading of the lexicon
+/// ("Comparison: None.", a blank line, "Coronary Arteries", ...; "Clinical: fell on the
+/// wrist.", a blank line, "WRIST:") reports findings.
 pub fn sections(lexicon: &Lexicon, text: &str) -> Vec<Section> {
     let mut out: Vec<Section> = Vec::new();
     let mut at = 0;
@@ -58,10 +65,8 @@ pub fn sections(lexicon: &Lexicon, text: &str) -> Vec<Section> {
         let len = line.chars().count();
         let blank = line.trim().is_empty();
         let opens = heading(lexicon, line).map(Some).or_else(|| {
-            let describes = current
-                .kind
-                .is_some_and(SectionKind::describes_the_examination);
-            (describes && ended && !blank).then_some(Some(SectionKind::Findings))
+            let one_paragraph = current.kind.is_some_and(is_one_paragraph);
+            (one_paragraph && ended && !blank).then_some(Some(SectionKind::Findings))
         });
         if let Some(kind) = opens {
             if at > current.span[0] {
@@ -154,6 +159,20 @@ mod tests {
         assert_eq!(
             kinds,
             [Some(SectionKind::History), Some(SectionKind::Findings)]
+        );
+        // So does one after the history ("Clinical:" is a history heading).
+        let text = "XR WRIST\n\nClinical: fell.\n\nWRIST:\nDistal radial fracture.\n\n\
+                    IMPRESSION:\n1. Fracture.\n";
+        let kinds: Vec<Option<SectionKind>> =
+            sections(&LEXICON, text).iter().map(|s| s.kind).collect();
+        assert_eq!(
+            kinds,
+            [
+                None,
+                Some(SectionKind::History),
+                Some(SectionKind::Findings),
+                Some(SectionKind::Impression)
+            ]
         );
         // An organ label is not a heading; a one-line finding is one section of no kind.
         assert_eq!(sections(&LEXICON, "Liver: 2 cm lesion").len(), 1);
