@@ -2394,6 +2394,28 @@ mod setting_tests {
     }
 
     #[test]
+    fn a_finding_that_states_no_age_is_evaluated_at_the_patients() {
+        let report = "CT ANGIOGRAPHY HEAD AND NECK\n\nCLINICAL INFORMATION: 78F, acute \
+                      left hemiparesis.\n\nFINDINGS:\n\
+                      Incidental: 8 mm hypodense nodule in the right thyroid lobe.\n";
+        let answer = ground(report);
+        let nodule = answer
+            .findings
+            .iter()
+            .find(|g| g.text.starts_with("8 mm hypodense"))
+            .expect("the nodule is a finding");
+        let age = nodule
+            .inputs
+            .iter()
+            .find(|i| i.id == "age_years")
+            .expect("the patient's age is read for the nodule");
+        assert_eq!(age.value, crate::corpus::evaluate::Given::Number(78.0));
+        // Where the report states it.
+        assert_eq!(age.text, "78F");
+        assert_eq!(&report[age.span[0]..age.span[1]], "78F");
+    }
+
+    #[test]
     fn a_negated_setting_is_not_stated_and_a_known_cancer_disfavours_fleischner() {
         let answer = ground("No known malignancy. Incidental 7 mm solid nodule in the RUL on CT.");
         assert!(!answer.setting.settings.contains(&"known_cancer"));

@@ -61,6 +61,10 @@ pub struct Lexicon {
     pub age_words: &'static [&'static str],
     /// Words right before a number that make it an age ("Age: 67").
     pub age_lead_words: &'static [&'static str],
+    /// Sex letters written onto or after an adult's age ("78F").
+    pub age_sex_words: &'static [&'static str],
+    /// Words that make a number and such a letter a French gauge ("28F chest tube").
+    pub gauge_words: &'static [&'static str],
     /// Phrases that make a sentence report a finding with no measured noun and no size.
     pub finding_words: &'static [&'static str],
     /// Words that open a recommendation, not a finding.

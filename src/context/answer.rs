@@ -639,6 +639,7 @@ fn finding_evaluation(
     knowledge: &Knowledge,
     systems: &[Selected],
     words: &[text::Span],
+    report_age: &[text::Span],
     original: &[char],
 ) -> (Vec<ReadInput>, Vec<MissingInput>, Option<FindingEvaluation>) {
     let Some(logic) = systems
@@ -648,6 +649,11 @@ fn finding_evaluation(
     else {
         return (Vec::new(), Vec::new(), None);
     };
+    // The report's age after the finding's words: the first age stated is read, so a finding
+    // that states its own keeps it, and one that states none takes the patient's, with the
+    // place the report states it.
+    let words: Vec<text::Span> = words.iter().chain(report_age).cloned().collect();
+    let words = &words[..];
     let folded: Vec<Word> = words.iter().map(|w| w.text.clone()).collect();
     let negative = prefill::minus_signs(words, original);
     let index = text::WordIndex::new(&folded);
@@ -736,6 +742,9 @@ pub fn ground(knowledge: &Knowledge, query: &ContextQuery) -> Grounding {
     let words: Vec<Word> = read.iter().map(|w| w.text.clone()).collect();
     let finding_words = text::WordIndex::new(&words);
     let reading = prefill::Reading::of(knowledge.lexicon, &finding_words);
+    // The patient's age, where the report states it ("78F" in its history): a finding that
+    // states none is evaluated at that age.
+    let report_age: &[text::Span] = reading.age_words().map_or(&[], |(at, end)| &read[at..end]);
     let systems = selected
         .iter()
         .map(|sel| system_context(knowledge, sel, &reading, query.verified, query.detail))
@@ -771,7 +780,7 @@ pub fn ground(knowledge: &Knowledge, query: &ContextQuery) -> Grounding {
             .into_iter()
             .map(|g| {
                 let (inputs, missing, evaluation) =
-                    finding_evaluation(knowledge, &g.systems, &g.words(&read), &original);
+                    finding_evaluation(knowledge, &g.systems, &g.words(&read), report_age, &original);
                 FindingContext {
                 text: g.text,
                 span: g.span,

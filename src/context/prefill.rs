@@ -139,7 +139,25 @@ fn age_end(lexicon: &Lexicon, words: &[Word], at: usize, attached: Option<&str>)
         return Some(past(len));
     }
     let led = at > 0 && lexicon.age_lead_words.contains(&words[at - 1].as_str());
-    led.then_some(at + 1)
+    if led {
+        return Some(at + 1);
+    }
+    // An adult's age with the patient's sex written onto it or after it ("78F", "66 M with
+    // chest pain"), unless a device follows, whose French gauge it is ("28F chest tube"). A
+    // child's age is written with its unit ("6 wk old F", "12 yo M"), and a small number with
+    // a letter is a grade ("Bosniak 2F").
+    let mut next = after();
+    let sexed = next
+        .next()
+        .is_some_and(|w| lexicon.age_sex_words.contains(&w));
+    let device = next
+        .next()
+        .is_some_and(|w| lexicon.gauge_words.contains(&w));
+    let adult = words[at]
+        .trim_end_matches(|c: char| c.is_ascii_alphabetic())
+        .parse::<u32>()
+        .is_ok_and(|n| (18..=110).contains(&n));
+    (sexed && !device && adult).then(|| past(1))
 }
 
 /// A length input (mm or cm) as sizes are matched to it.
@@ -565,6 +583,11 @@ pub struct Reading<'i, 'w> {
 }
 
 impl<'i, 'w> Reading<'i, 'w> {
+    /// The words `[at, end)` that state the patient's age, if the text states one.
+    pub fn age_words(&self) -> Option<(usize, usize)> {
+        self.age.map(|a| (a.at, a.end))
+    }
+
     pub fn of(lexicon: &'static Lexicon, index: &'i text::WordIndex<'w>) -> Reading<'i, 'w> {
         let (sizes, age) = sizes_and_age(lexicon, index.words());
         Reading {
@@ -753,6 +776,16 @@ mod tests {
         assert_eq!(age("Stable for 2 years; a 6 mm nodule."), None);
         assert_eq!(age("Follow-up ultrasound in 2 years is suggested."), None);
         assert_eq!(age("61-year-old, stopped smoking at age 50"), Some(61.0));
+        // An adult's age with the patient's sex written onto it or after it.
+        assert_eq!(age("78F, acute onset left hemiparesis"), Some(78.0));
+        assert_eq!(
+            age("CLINICAL: 72 M with left lower quadrant pain"),
+            Some(72.0)
+        );
+        // Not a device's French gauge, nor a grade.
+        assert_eq!(age("Right 28F chest tube in place"), None);
+        assert_eq!(age("8 F sheath in the right femoral artery"), None);
+        assert_eq!(age("Bosniak 2F cyst of the left kidney"), None);
         // The words of the age end where its phrase does.
         let words = text::words("a 64 year old man");
         let found = sizes_and_age(&LEXICON, &words).1.unwrap();

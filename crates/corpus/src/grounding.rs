@@ -158,6 +158,14 @@ pub struct Lexicon {
     /// Words right before a number that make it an age ("Age: 67 years", "aged 67").
     #[serde(default)]
     pub age_lead_words: Vec<String>,
+    /// Letters for the patient's sex written onto or right after an adult's age ("78F",
+    /// "66 M with chest pain"): a whole number from 18 to 110 so written is an age.
+    #[serde(default)]
+    pub age_sex_words: Vec<String>,
+    /// Words after a number and such a letter that make it a device's French gauge, not an
+    /// age ("28F chest tube", "8 F sheath").
+    #[serde(default)]
+    pub gauge_words: Vec<String>,
     /// Words that make a sentence report a finding a guideline may govern even with no
     /// measured noun and no size ("coronary calcification", "lumbar spondylosis").
     pub finding_words: Vec<String>,
@@ -754,6 +762,8 @@ fn validate_lexicon(lexicon: &Lexicon, corpus: &Corpus) -> Vec<Problem> {
         ("alternative_words", &lexicon.alternative_words),
         ("aggregate_words", &lexicon.aggregate_words),
         ("age_lead_words", &lexicon.age_lead_words),
+        ("age_sex_words", &lexicon.age_sex_words),
+        ("gauge_words", &lexicon.gauge_words),
         ("recommendation_words", &lexicon.recommendation_words),
         ("attenuation_words", &lexicon.attenuation_words),
         ("hu_words", &lexicon.hu_words),
@@ -1093,9 +1103,9 @@ pub fn emit(grounding: &Grounding, systems: &[(String, System)]) -> String {
          sections: {sections},\n    \
          modality_spellings: &{spellings:?},\n    \
          measured_nouns: {measured},\n    lesion_nouns: &{:?},\n    structure_nouns: &{:?},\n    measure_words: &{:?},\n    \
-         clause_breaks: &{:?},\n    finding_joins: &{:?},\n    negations: &{:?},\n    reference_words: &{:?},\n    reference_fillers: &{:?},\n    alternative_words: &{:?},\n    aggregate_words: &{:?},\n    opposite_words: &{:?},\n    generic_values: &{:?},\n    age_words: &{:?},\n    age_lead_words: &{:?},\n    \
+         clause_breaks: &{:?},\n    finding_joins: &{:?},\n    negations: &{:?},\n    reference_words: &{:?},\n    reference_fillers: &{:?},\n    alternative_words: &{:?},\n    aggregate_words: &{:?},\n    opposite_words: &{:?},\n    generic_values: &{:?},\n    age_words: &{:?},\n    age_lead_words: &{:?},\n    age_sex_words: &{:?},\n    gauge_words: &{:?},\n    \
          finding_words: &{:?},\n    recommendation_words: &{:?},\n    attenuation_words: &{:?},\n    hu_words: &{:?},\n    settings: {settings},\n}};\n",
-        lex.lesion_nouns, lex.structure_nouns, lex.measure_words, lex.clause_breaks, lex.finding_joins, lex.negations, lex.reference_words, lex.reference_fillers, lex.alternative_words, lex.aggregate_words, lex.opposite_words, lex.generic_values, lex.age_words, lex.age_lead_words,
+        lex.lesion_nouns, lex.structure_nouns, lex.measure_words, lex.clause_breaks, lex.finding_joins, lex.negations, lex.reference_words, lex.reference_fillers, lex.alternative_words, lex.aggregate_words, lex.opposite_words, lex.generic_values, lex.age_words, lex.age_lead_words, lex.age_sex_words, lex.gauge_words,
         lex.finding_words, lex.recommendation_words, lex.attenuation_words, lex.hu_words
     )
     .unwrap();
