@@ -2416,6 +2416,34 @@ mod setting_tests {
     }
 
     #[test]
+    fn a_number_the_report_names_by_its_label_is_evaluated() {
+        // An infant hip report: the angles are named, not written as sizes.
+        let report = "US BOTH HIPS (INFANT)\n\nHistory: 6 wk old F, breech.\n\nFINDINGS:\n\
+                      Right hip: alpha angle 64 degrees, beta angle 50 degrees.\n\
+                      Left hip: alpha angle 48 degrees, beta angle 80 degrees, with the \
+                      cartilaginous roof displaced cranially.\n";
+        let answer = ground(report);
+        let decided = |start: &str| -> Vec<String> {
+            let finding = answer
+                .findings
+                .iter()
+                .find(|g| g.text.starts_with(start))
+                .unwrap_or_else(|| panic!("a finding starts with {start:?}"));
+            let evaluation = finding.evaluation.as_ref().expect("an evaluation");
+            assert_eq!(evaluation.slug, "graf-hip-us-1980");
+            evaluation
+                .decided
+                .iter()
+                .map(|d| d.answer.clone())
+                .collect()
+        };
+        let right = decided("alpha angle 64");
+        assert!(right.iter().any(|a| a.starts_with("Type I ")), "{right:?}");
+        let left = decided("alpha angle 48");
+        assert!(left.iter().any(|a| a.starts_with("Type D ")), "{left:?}");
+    }
+
+    #[test]
     fn a_negated_setting_is_not_stated_and_a_known_cancer_disfavours_fleischner() {
         let answer = ground("No known malignancy. Incidental 7 mm solid nodule in the RUL on CT.");
         assert!(!answer.setting.settings.contains(&"known_cancer"));

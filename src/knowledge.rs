@@ -65,6 +65,8 @@ pub struct Lexicon {
     pub age_sex_words: &'static [&'static str],
     /// Words that make a number and such a letter a French gauge ("28F chest tube").
     pub gauge_words: &'static [&'static str],
+    /// Words between a number input's name and its number ("alpha angle is 64").
+    pub value_links: &'static [&'static str],
     /// Phrases that make a sentence report a finding with no measured noun and no size.
     pub finding_words: &'static [&'static str],
     /// Words that open a recommendation, not a finding.

@@ -647,8 +647,76 @@ pub fn prefill_signed(
     if let Some(negative) = negative {
         fill_attenuation(lexicon, logic, index, negative, organs, &mut out);
     }
+    fill_named_numbers(lexicon, logic, index, organs, &mut out);
     fill_enums(lexicon, logic, index, organs, &mut out);
     out
+}
+
+/// The units read by rules of their own: lengths (the sizes), years (the age) and Hounsfield
+/// units (the attenuation).
+const UNITS_READ_APART: [&str; 4] = ["mm", "cm", "years", "HU"];
+
+/// Fills a number input of another unit that the finding names by its label and follows with
+/// its number ("alpha angle 64 degrees", "coronary artery calcium score of 412"): the words of
+/// the label before any parenthesis or comma, at least two of them, then up to two
+/// `value_links` ("is", "of", "measuring"), then a number within the input's range. A label
+/// named with two different numbers fills nothing.
+fn fill_named_numbers(
+    lexicon: &'static Lexicon,
+    logic: &'static Logic,
+    index: &text::WordIndex,
+    organs: &[&str],
+    out: &mut Filled,
+) {
+    let words = index.words();
+    let inputs = logic.inputs.iter().filter(|i| {
+        i.kind == InputType::Number
+            && i.derived_from.is_none()
+            && !i
+                .unit
+                .as_deref()
+                .is_some_and(|u| UNITS_READ_APART.contains(&u))
+    });
+    for input in inputs {
+        if out.inputs.contains_key(&input.id) {
+            continue;
+        }
+        let name = text::words(input.label.split(['(', ',']).next().unwrap_or_default());
+        if name.len() < 2 {
+            continue;
+        }
+        // Cheap before the organs: most labels are nowhere in the finding.
+        if index.starts(&name).next().is_none() || !concerns(lexicon, input, organs) {
+            continue;
+        }
+        let mut stated: Vec<(f64, usize, usize)> = Vec::new();
+        for start in index.starts(&name) {
+            let mut at = start + name.len();
+            for _ in 0..2 {
+                if words
+                    .get(at)
+                    .is_some_and(|w| lexicon.value_links.contains(&w.as_str()))
+                {
+                    at += 1;
+                }
+            }
+            let Some(word) = words.get(at) else { continue };
+            // A unit written onto the number ("64deg") is the unit's, not the number's.
+            let digits = word.trim_end_matches(|c: char| c.is_ascii_alphabetic());
+            let Ok(value) = digits.parse::<f64>() else {
+                continue;
+            };
+            let within =
+                input.min.is_none_or(|m| value >= m) && input.max.is_none_or(|m| value <= m);
+            if within {
+                stated.push((value, start, at + 1));
+            }
+        }
+        stated.dedup_by(|a, b| a.0 == b.0);
+        if let [(value, start, end)] = stated[..] {
+            out.put(&input.id, Given::Number(value), (start, end));
+        }
+    }
 }
 
 /// Fills an attenuation input (unit HU) from the one attenuation the finding states ("12 HU",
@@ -790,6 +858,30 @@ mod tests {
         let words = text::words("a 64 year old man");
         let found = sizes_and_age(&LEXICON, &words).1.unwrap();
         assert_eq!((found.at, found.end), (1, 4));
+    }
+
+    /// A number input of another unit is read where the finding names it by its label.
+    #[test]
+    fn a_number_named_by_its_label_is_read() {
+        let f = read(
+            "graf-hip-us-1980",
+            "Left hip: alpha angle 48 degrees, beta angle is 80 degrees, decentred.",
+        );
+        assert_eq!(number(&f, "alpha_deg"), Some(48.0));
+        assert_eq!(number(&f, "beta_deg"), Some(80.0));
+        // Two different numbers for one name (both hips on one line): neither is read.
+        let f = read(
+            "graf-hip-us-1980",
+            "Alpha angle 64 degrees on the right and alpha angle 48 degrees on the left.",
+        );
+        assert_eq!(number(&f, "alpha_deg"), None);
+        // Out of the input's range, or no number after the name: not read.
+        let f = read(
+            "graf-hip-us-1980",
+            "Alpha angle 140, beta angle not measured.",
+        );
+        assert_eq!(number(&f, "alpha_deg"), None);
+        assert_eq!(number(&f, "beta_deg"), None);
     }
 
     #[test]

@@ -158,6 +158,10 @@ pub struct Lexicon {
     /// Words right before a number that make it an age ("Age: 67 years", "aged 67").
     #[serde(default)]
     pub age_lead_words: Vec<String>,
+    /// Words that may stand between a number input's name and its number ("alpha angle *is*
+    /// 64", "calcium score *of* 412").
+    #[serde(default)]
+    pub value_links: Vec<String>,
     /// Letters for the patient's sex written onto or right after an adult's age ("78F",
     /// "66 M with chest pain"): a whole number from 18 to 110 so written is an age.
     #[serde(default)]
@@ -763,6 +767,7 @@ fn validate_lexicon(lexicon: &Lexicon, corpus: &Corpus) -> Vec<Problem> {
         ("aggregate_words", &lexicon.aggregate_words),
         ("age_lead_words", &lexicon.age_lead_words),
         ("age_sex_words", &lexicon.age_sex_words),
+        ("value_links", &lexicon.value_links),
         ("gauge_words", &lexicon.gauge_words),
         ("recommendation_words", &lexicon.recommendation_words),
         ("attenuation_words", &lexicon.attenuation_words),
@@ -1103,9 +1108,9 @@ pub fn emit(grounding: &Grounding, systems: &[(String, System)]) -> String {
          sections: {sections},\n    \
          modality_spellings: &{spellings:?},\n    \
          measured_nouns: {measured},\n    lesion_nouns: &{:?},\n    structure_nouns: &{:?},\n    measure_words: &{:?},\n    \
-         clause_breaks: &{:?},\n    finding_joins: &{:?},\n    negations: &{:?},\n    reference_words: &{:?},\n    reference_fillers: &{:?},\n    alternative_words: &{:?},\n    aggregate_words: &{:?},\n    opposite_words: &{:?},\n    generic_values: &{:?},\n    age_words: &{:?},\n    age_lead_words: &{:?},\n    age_sex_words: &{:?},\n    gauge_words: &{:?},\n    \
+         clause_breaks: &{:?},\n    finding_joins: &{:?},\n    negations: &{:?},\n    reference_words: &{:?},\n    reference_fillers: &{:?},\n    alternative_words: &{:?},\n    aggregate_words: &{:?},\n    opposite_words: &{:?},\n    generic_values: &{:?},\n    age_words: &{:?},\n    age_lead_words: &{:?},\n    age_sex_words: &{:?},\n    gauge_words: &{:?},\n    value_links: &{:?},\n    \
          finding_words: &{:?},\n    recommendation_words: &{:?},\n    attenuation_words: &{:?},\n    hu_words: &{:?},\n    settings: {settings},\n}};\n",
-        lex.lesion_nouns, lex.structure_nouns, lex.measure_words, lex.clause_breaks, lex.finding_joins, lex.negations, lex.reference_words, lex.reference_fillers, lex.alternative_words, lex.aggregate_words, lex.opposite_words, lex.generic_values, lex.age_words, lex.age_lead_words, lex.age_sex_words, lex.gauge_words,
+        lex.lesion_nouns, lex.structure_nouns, lex.measure_words, lex.clause_breaks, lex.finding_joins, lex.negations, lex.reference_words, lex.reference_fillers, lex.alternative_words, lex.aggregate_words, lex.opposite_words, lex.generic_values, lex.age_words, lex.age_lead_words, lex.age_sex_words, lex.gauge_words, lex.value_links,
         lex.finding_words, lex.recommendation_words, lex.attenuation_words, lex.hu_words
     )
     .unwrap();
