@@ -401,32 +401,50 @@ pub(crate) fn read_said(knowledge: &Knowledge, text: &str, said: &Said) -> Findi
 /// bone, not a vessel, and the "lobe" of "caudate lobe" is liver, not lung; nor a landmark
 /// ([`is_landmark`]: the liver of "a node below the liver" is not the node's). Only the phrases
 /// that occur are weighed: the lexicon's index finds them in one pass over the words.
+/// How many words from a phrase of an organ another organ's word names its part
+/// (`lexicon.json`, `organ_parts`): "neck" right after "gallbladder"; the "neck" of "the main
+/// pancreatic duct is mildly dilated in the head and neck", nine words after "pancreatic".
+const PART_REACH: usize = 10;
+
 fn stated_organs(
     lexicon: &'static Lexicon,
     words: &[Word],
     count: impl Fn(&str) -> usize,
 ) -> Vec<&'static str> {
     let index = lexicon.index();
-    // Each phrase that occurs, with how often it occurs as a landmark ("below the liver").
-    let mut present: Vec<(usize, &'static str, usize)> = Vec::new();
+    let mut occurrences: Vec<(usize, usize, &'static str)> = Vec::new();
     index.organs.each_at(words, |at, organ, phrase| {
-        let landmark = usize::from(is_landmark(lexicon, words, at));
+        occurrences.push((at, organ, phrase))
+    });
+    // Each phrase that occurs, with how often it occurs as a landmark ("below the liver") or
+    // as a part of another organ named near it ("gallbladder neck", "the pancreatic duct in
+    // the head and neck").
+    let mut present: Vec<(usize, &'static str, usize)> = Vec::new();
+    for &(at, organ, phrase) in &occurrences {
+        let part = index.parts.iter().any(|&(whole, parts)| {
+            whole != organ
+                && parts.contains(&phrase)
+                && occurrences.iter().any(|&(other, o, p)| {
+                    o == whole && !parts.contains(&p) && other.abs_diff(at) <= PART_REACH
+                })
+        });
+        let aside = usize::from(part || is_landmark(lexicon, words, at));
         match present
             .iter_mut()
             .find(|(o, p, _)| (*o, *p) == (organ, phrase))
         {
-            Some(entry) => entry.2 += landmark,
-            None => present.push((organ, phrase, landmark)),
+            Some(entry) => entry.2 += aside,
+            None => present.push((organ, phrase, aside)),
         }
-    });
+    }
     let stated: Vec<usize> = present
         .iter()
-        .filter(|(organ, p, landmarks)| {
+        .filter(|(organ, p, aside)| {
             let within: usize = index
                 .organ_within
                 .get(&(*organ, *p))
                 .map_or(0, |longer| longer.iter().map(|q| count(q)).sum());
-            count(p) > within + landmarks
+            count(p) > within + aside
         })
         .map(|(organ, _, _)| *organ)
         .collect();
@@ -2205,6 +2223,47 @@ mod setting_tests {
             "{:?}",
             answer.systems.iter().map(|s| s.slug).collect::<Vec<_>>()
         );
+    }
+
+    #[test]
+    fn another_organs_word_near_an_organ_names_its_part() {
+        // "neck" and "head and neck" name a part of the organ named beside them.
+        for (text, organ) in [
+            ("Nondisplaced left femoral neck fracture.", "bone"),
+            (
+                "Gallstone impacted in the gallbladder neck, 12 mm.",
+                "gallbladder",
+            ),
+            ("Bladder neck thickening, 8 mm.", "bladder"),
+            (
+                "The main pancreatic duct is mildly dilated in the head and neck, measuring 6 mm.",
+                "pancreas",
+            ),
+        ] {
+            let answer = ground(text);
+            let organs = &answer.finding.organs;
+            assert!(organs.contains(&organ), "{text}: {organs:?}");
+            assert!(!organs.contains(&"head and neck"), "{text}: {organs:?}");
+            // NI-RADS is not weighed up as the neck's system (the search may still reach it).
+            let ni_rads = answer
+                .systems
+                .iter()
+                .find(|s| s.slug == "acr-ni-rads-ct-petct-2018");
+            assert!(
+                ni_rads.is_none_or(|s| s.why.score < 10.0),
+                "{text}: {:?}",
+                answer
+                    .systems
+                    .iter()
+                    .map(|s| (s.slug, s.why.score))
+                    .collect::<Vec<_>>()
+            );
+        }
+        // Alone, or far from the organ, the neck is the neck.
+        let organs = ground("Enlarged 2.1 cm level II lymph node in the right neck.")
+            .finding
+            .organs;
+        assert!(organs.contains(&"head and neck"), "{organs:?}");
     }
 
     #[test]

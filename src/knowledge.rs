@@ -23,6 +23,8 @@ pub struct Words {
 pub struct Lexicon {
     /// Organ words, in the order a finding's organs are listed.
     pub organs: &'static [Words],
+    /// Other organs' words that name a part of an organ near its phrases ("gallbladder neck").
+    pub organ_parts: &'static [Words],
     /// Modality words, in the order a finding's modalities are listed.
     pub modalities: &'static [Words],
     /// Report section headings, by kind.
@@ -355,6 +357,9 @@ pub struct LexiconIndex {
     pub finding_words: PhraseIndex,
     /// The reference phrases ([`Lexicon::reference_words`]), each cut into its words.
     pub references: Vec<Vec<&'static str>>,
+    /// Per organ part entry ([`Lexicon::organ_parts`]): the organ's place in
+    /// [`Lexicon::organs`] and the words that name its parts.
+    pub parts: Vec<(usize, &'static [&'static str])>,
     /// The measured noun each of their words stands for (a word is one noun's: the build
     /// checks it).
     pub measured: std::collections::HashMap<&'static str, &'static str, FastHash>,
@@ -423,6 +428,14 @@ impl Lexicon {
                     .reference_words
                     .iter()
                     .map(|r| r.split(' ').collect())
+                    .collect(),
+                parts: self
+                    .organ_parts
+                    .iter()
+                    .filter_map(|p| {
+                        let organ = organs.iter().position(|o| o.name == p.name)?;
+                        Some((organ, p.phrases))
+                    })
                     .collect(),
                 measured: self
                     .measured_nouns

@@ -169,6 +169,26 @@ fn another_site_must_be_no_systems_organ_and_claim_no_organs_phrase() {
 }
 
 #[test]
+fn an_organ_part_names_an_organ_of_the_lexicon_with_another_organs_words() {
+    assert_fails(
+        grounding::LEXICON_FILE,
+        |l| l["organ_parts"][0]["organ"] = json!("spleen hilum"),
+        "$.organ_parts[0].organ",
+        "'spleen hilum' is not an organ of the lexicon",
+    );
+    // A word no other organ claims needs no exception.
+    assert_fails(
+        grounding::LEXICON_FILE,
+        |l| {
+            let parts = l["organ_parts"][0]["phrases"].as_array_mut().unwrap();
+            parts.push(json!("uncinate process"));
+        },
+        "$.organ_parts[0].phrases[2]",
+        "'uncinate process' is no other organ's phrase: it needs no exception",
+    );
+}
+
+#[test]
 fn a_structure_noun_must_be_a_measured_noun_and_no_lesion() {
     assert_fails(
         grounding::LEXICON_FILE,

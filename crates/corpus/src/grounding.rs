@@ -110,6 +110,11 @@ pub struct Lexicon {
     /// organ. Listed after the organs.
     #[serde(default)]
     pub other_sites: Vec<OrganWords>,
+    /// Another organ's words that also name a part of an organ ("neck": the gallbladder's, the
+    /// bladder's, the femur's; "head and neck": the pancreas's): near a phrase of that organ,
+    /// they name its part, not the other organ ("gallbladder neck" is no head-and-neck finding).
+    #[serde(default)]
+    pub organ_parts: Vec<PartWords>,
     /// Modality words, in the order a finding's modalities are listed.
     pub modalities: Vec<ModalityWords>,
     /// The nouns a size may measure ("8 mm *nodule*"), each with the words that write it.
@@ -185,6 +190,14 @@ pub struct Lexicon {
     /// The report-wide setting a report states (screening, known cancer, HCC risk, pregnancy,
     /// immunosuppression, trauma, post-treatment, sex), each with the words that state it.
     pub settings: Vec<SettingWords>,
+}
+
+/// The words that name parts of one organ ([`Lexicon::organ_parts`]).
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PartWords {
+    pub organ: String,
+    pub phrases: Vec<String>,
 }
 
 /// One setting of a report and the phrases that state it ("known malignancy": known cancer).
@@ -665,6 +678,27 @@ fn validate_lexicon(lexicon: &Lexicon, corpus: &Corpus) -> Vec<Problem> {
         }
         check_review(&mut r, &path, entry.review());
     }
+    // A part's organ is an organ of the lexicon, and its words are another organ's: words no
+    // other organ claims need no exception.
+    for (i, part) in lexicon.organ_parts.iter().enumerate() {
+        let path = format!("$.organ_parts[{i}]");
+        if !lexicon.organs.iter().any(|o| o.organ == part.organ) {
+            r.add(
+                format!("{path}.organ"),
+                format!("'{}' is not an organ of the lexicon", part.organ),
+            );
+        }
+        check_phrases(&mut r, &format!("{path}.phrases"), &part.phrases, false);
+        for (k, p) in part.phrases.iter().enumerate() {
+            match claimed.get(p.as_str()) {
+                Some(owner) if *owner != part.organ => {}
+                _ => r.add(
+                    format!("{path}.phrases[{k}]"),
+                    format!("'{p}' is no other organ's phrase: it needs no exception"),
+                ),
+            }
+        }
+    }
     let mut claimed: BTreeMap<&str, &str> = BTreeMap::new();
     // The names first: a spelling may not be another modality's name.
     let mut spellings: Vec<(String, &str)> = lexicon
@@ -1102,9 +1136,15 @@ pub fn emit(grounding: &Grounding, systems: &[(String, System)]) -> String {
             .map(|s| (s.setting.as_str(), &s.phrases[..]))
             .collect(),
     );
+    let organ_parts = words(
+        lex.organ_parts
+            .iter()
+            .map(|p| (p.organ.as_str(), &p.phrases[..]))
+            .collect(),
+    );
     writeln!(
         out,
-        "pub static LEXICON: Lexicon = Lexicon {{\n    organs: {organs},\n    modalities: {modalities},\n    \
+        "pub static LEXICON: Lexicon = Lexicon {{\n    organs: {organs},\n    organ_parts: {organ_parts},\n    modalities: {modalities},\n    \
          sections: {sections},\n    \
          modality_spellings: &{spellings:?},\n    \
          measured_nouns: {measured},\n    lesion_nouns: &{:?},\n    structure_nouns: &{:?},\n    measure_words: &{:?},\n    \
