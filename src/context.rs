@@ -401,11 +401,6 @@ pub(crate) fn read_said(knowledge: &Knowledge, text: &str, said: &Said) -> Findi
 /// bone, not a vessel, and the "lobe" of "caudate lobe" is liver, not lung; nor a landmark
 /// ([`is_landmark`]: the liver of "a node below the liver" is not the node's). Only the phrases
 /// that occur are weighed: the lexicon's index finds them in one pass over the words.
-/// How many words from a phrase of an organ another organ's word names its part
-/// (`lexicon.json`, `organ_parts`): "neck" right after "gallbladder"; the "neck" of "the main
-/// pancreatic duct is mildly dilated in the head and neck", nine words after "pancreatic".
-const PART_REACH: usize = 10;
-
 fn stated_organs(
     lexicon: &'static Lexicon,
     words: &[Word],
@@ -425,7 +420,7 @@ fn stated_organs(
             whole != organ
                 && parts.contains(&phrase)
                 && occurrences.iter().any(|&(other, o, p)| {
-                    o == whole && !parts.contains(&p) && other.abs_diff(at) <= PART_REACH
+                    o == whole && !parts.contains(&p) && other.abs_diff(at) <= lexicon.part_reach
                 })
         });
         let aside = usize::from(part || is_landmark(lexicon, words, at));

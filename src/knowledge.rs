@@ -25,6 +25,8 @@ pub struct Lexicon {
     pub organs: &'static [Words],
     /// Other organs' words that name a part of an organ near its phrases ("gallbladder neck").
     pub organ_parts: &'static [Words],
+    /// How many words from an organ's phrase its part words name its part.
+    pub part_reach: usize,
     /// Modality words, in the order a finding's modalities are listed.
     pub modalities: &'static [Words],
     /// Report section headings, by kind.

@@ -305,17 +305,18 @@ pub fn findings(
             let label = label(&original, cut.original, from, to);
             let label_text = label.map_or("", |(f, t)| chars.slice(f, t));
             let label_words = label.map_or(Vec::new(), |(f, t)| words_within(cut.read, f, t));
-            // A line labelled with an organ of its own ("AIRWAYS:", "UPPER ABDOMEN:") ends the
-            // block a bare heading above it opened ("LUNGS:"); "Nodule 1:" stays under it.
             // The organs the line's last sentence that named one is about: a prose line goes on
             // about them ("The pancreas shows several cysts. The dominant one measures 2.9 cm").
             // It starts with the organs its label names as written: a label read as ruled out
-            // ("Pancreas: Normal signal and calibre of the duct") still says what the rest of its
+            // ("Thyroid: Normal size. 2.1 cm solid nodule.") still says what the rest of its
             // line is about.
             let mut topic: Vec<&'static str> = Vec::new();
             if label.is_some() {
                 let said = Said::new(words_within(cut.original, from, body_from_of(label, from)));
                 topic = super::stated_organs(knowledge.lexicon, said.words(), |p| said.count(p));
+                // A line labelled with an organ of its own ("AIRWAYS:", "UPPER ABDOMEN:") ends
+                // the block a bare heading above it opened ("LUNGS:"); "Nodule 1:" stays under
+                // it.
                 if !topic.is_empty() {
                     heading = None;
                 }

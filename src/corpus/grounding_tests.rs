@@ -176,6 +176,12 @@ fn an_organ_part_names_an_organ_of_the_lexicon_with_another_organs_words() {
         "$.organ_parts[0].organ",
         "'spleen hilum' is not an organ of the lexicon",
     );
+    assert_fails(
+        grounding::LEXICON_FILE,
+        |l| l["part_reach"] = json!(0),
+        "$.part_reach",
+        "must be at least 1 when organ_parts is given",
+    );
     // A word no other organ claims needs no exception.
     assert_fails(
         grounding::LEXICON_FILE,

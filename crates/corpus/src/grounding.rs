@@ -115,6 +115,10 @@ pub struct Lexicon {
     /// they name its part, not the other organ ("gallbladder neck" is no head-and-neck finding).
     #[serde(default)]
     pub organ_parts: Vec<PartWords>,
+    /// How many words from a phrase of an organ one of its part words still names its part
+    /// ("the main pancreatic duct is mildly dilated in the head and neck": nine).
+    #[serde(default)]
+    pub part_reach: usize,
     /// Modality words, in the order a finding's modalities are listed.
     pub modalities: Vec<ModalityWords>,
     /// The nouns a size may measure ("8 mm *nodule*"), each with the words that write it.
@@ -678,6 +682,12 @@ fn validate_lexicon(lexicon: &Lexicon, corpus: &Corpus) -> Vec<Problem> {
         }
         check_review(&mut r, &path, entry.review());
     }
+    if !lexicon.organ_parts.is_empty() && lexicon.part_reach == 0 {
+        r.add(
+            "$.part_reach".to_string(),
+            "must be at least 1 when organ_parts is given".to_string(),
+        );
+    }
     // A part's organ is an organ of the lexicon, and its words are another organ's: words no
     // other organ claims need no exception.
     for (i, part) in lexicon.organ_parts.iter().enumerate() {
@@ -1142,9 +1152,10 @@ pub fn emit(grounding: &Grounding, systems: &[(String, System)]) -> String {
             .map(|p| (p.organ.as_str(), &p.phrases[..]))
             .collect(),
     );
+    let part_reach = lex.part_reach;
     writeln!(
         out,
-        "pub static LEXICON: Lexicon = Lexicon {{\n    organs: {organs},\n    organ_parts: {organ_parts},\n    modalities: {modalities},\n    \
+        "pub static LEXICON: Lexicon = Lexicon {{\n    organs: {organs},\n    organ_parts: {organ_parts},\n    part_reach: {part_reach},\n    modalities: {modalities},\n    \
          sections: {sections},\n    \
          modality_spellings: &{spellings:?},\n    \
          measured_nouns: {measured},\n    lesion_nouns: &{:?},\n    structure_nouns: &{:?},\n    measure_words: &{:?},\n    \
