@@ -2448,25 +2448,30 @@ mod setting_tests {
     }
 
     #[test]
-    fn a_finding_that_states_no_age_is_evaluated_at_the_patients() {
+    fn a_finding_is_evaluated_at_the_patients_age() {
         let report = "CT ANGIOGRAPHY HEAD AND NECK\n\nCLINICAL INFORMATION: 78F, acute \
                       left hemiparesis.\n\nFINDINGS:\n\
-                      Incidental: 8 mm hypodense nodule in the right thyroid lobe.\n";
+                      Incidental: 8 mm hypodense nodule in the right thyroid lobe.\n\n\
+                      IMPRESSION:\n1. Incidental 8 mm right thyroid nodule: no further \
+                      evaluation per ACR incidental thyroid guidance (<1.5 cm, age >35).\n";
         let answer = ground(report);
-        let nodule = answer
-            .findings
-            .iter()
-            .find(|g| g.text.starts_with("8 mm hypodense"))
-            .expect("the nodule is a finding");
-        let age = nodule
-            .inputs
-            .iter()
-            .find(|i| i.id == "age_years")
-            .expect("the patient's age is read for the nodule");
-        assert_eq!(age.value, crate::corpus::evaluate::Given::Number(78.0));
-        // Where the report states it.
-        assert_eq!(age.text, "78F");
-        assert_eq!(&report[age.span[0]..age.span[1]], "78F");
+        // The body's finding states no age; the impression's quotes the guideline's.
+        for start in ["8 mm hypodense", "Incidental 8 mm right thyroid"] {
+            let nodule = answer
+                .findings
+                .iter()
+                .find(|g| g.text.starts_with(start))
+                .expect("the nodule is a finding");
+            let age = nodule
+                .inputs
+                .iter()
+                .find(|i| i.id == "age_years")
+                .expect("the patient's age is read for the nodule");
+            assert_eq!(age.value, crate::corpus::evaluate::Given::Number(78.0));
+            // Where the report states it.
+            assert_eq!(age.text, "78F");
+            assert_eq!(&report[age.span[0]..age.span[1]], "78F");
+        }
     }
 
     #[test]

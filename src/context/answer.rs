@@ -649,10 +649,11 @@ fn finding_evaluation(
     else {
         return (Vec::new(), Vec::new(), None);
     };
-    // The report's age after the finding's words: the first age stated is read, so a finding
-    // that states its own keeps it, and one that states none takes the patient's, with the
-    // place the report states it.
-    let words: Vec<text::Span> = words.iter().chain(report_age).cloned().collect();
+    // The patient's age where the report states it, before the finding's words: the first age
+    // stated is read, so the finding is evaluated at the patient's age, with the place the
+    // report states it. An age a finding states is most often a guideline's ("no further
+    // evaluation (<1.5 cm, age >35)"); it counts only when the report states none.
+    let words: Vec<text::Span> = report_age.iter().chain(words).cloned().collect();
     let words = &words[..];
     let folded: Vec<Word> = words.iter().map(|w| w.text.clone()).collect();
     let negative = prefill::minus_signs(words, original);
