@@ -242,6 +242,12 @@ pub fn findings(
     ruled: &[RuledOut],
 ) -> (Vec<Group>, usize, bool) {
     let original = Chars::new(&query.text);
+    // The organs the text names as written in `[from, to)`, ruled out or not: what a line's
+    // label or sentence says the line is about.
+    let organs_written = |from: usize, to: usize| {
+        let said = Said::new(words_within(cut.original, from, to));
+        super::stated_organs(knowledge.lexicon, said.words(), |p| said.count(p))
+    };
     let chars = Chars::new(read);
     let mut found: Vec<Found> = Vec::new();
     let mut out_of_it: Vec<Group> = Vec::new();
@@ -312,8 +318,7 @@ pub fn findings(
             // line is about.
             let mut topic: Vec<&'static str> = Vec::new();
             if label.is_some() {
-                let said = Said::new(words_within(cut.original, from, body_from_of(label, from)));
-                topic = super::stated_organs(knowledge.lexicon, said.words(), |p| said.count(p));
+                topic = organs_written(from, body_from_of(label, from));
                 // A line labelled with an organ of its own ("AIRWAYS:", "UPPER ABDOMEN:") ends
                 // the block a bare heading above it opened ("LUNGS:"); "Nodule 1:" stays under
                 // it.
@@ -352,10 +357,7 @@ pub fn findings(
                     // lines sum up several organs each ("No cervical spine fracture. Chronic
                     // small vessel disease."). The line's last sentence has none after it.
                     if n < last_piece && kind != Some(SectionKind::Impression) {
-                        let written = Said::new(words_within(cut.original, s, e));
-                        let named = super::stated_organs(knowledge.lexicon, written.words(), |p| {
-                            written.count(p)
-                        });
+                        let named = organs_written(s, e);
                         if !named.is_empty() {
                             topic = named;
                         }

@@ -685,12 +685,14 @@ fn fill_named_numbers(
         if name.len() < 2 {
             continue;
         }
-        // Cheap before the organs: most labels are nowhere in the finding.
-        if index.starts(&name).next().is_none() || !concerns(lexicon, input, organs) {
+        // Where the finding names the label, looked up before the organs: most labels are
+        // nowhere in the finding.
+        let named_at: Vec<usize> = index.starts(&name).collect();
+        if named_at.is_empty() || !concerns(lexicon, input, organs) {
             continue;
         }
         let mut stated: Vec<(f64, usize, usize)> = Vec::new();
-        for start in index.starts(&name) {
+        for start in named_at {
             let mut at = start + name.len();
             for _ in 0..2 {
                 if words
