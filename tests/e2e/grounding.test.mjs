@@ -103,7 +103,10 @@ test('the page talks to the API only: every request it made stayed on the origin
   const { page } = b;
   const foreign = [];
   page.on('request', (r) => { if (!r.url().startsWith(BASE_URL) && !r.url().startsWith('data:')) foreign.push(r.url()); });
-  await page.goto('/#/ground');
+  // A new document at another address, opened on the grounding screen: every request of the
+  // page is seen, its scripts and styles too, and no late answer of the screen before can race
+  // the new one.
+  await page.goto('/?fresh#/ground');
   await page.getByRole('textbox', { name: 'Finding' }).fill('Bosniak IIF cyst of the left kidney on CT');
   await page.getByRole('button', { name: 'Ground this finding' }).click();
   await page.getByRole('heading', { name: 'Ranked systems' }).waitFor();
