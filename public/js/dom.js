@@ -144,9 +144,15 @@ export function confirmDialog({ title, body, confirm = 'Delete', cancel = 'Cance
 
 /**
  * Rewrites the address to `hash` without a navigation (so the screen can be bookmarked as it
- * stands), but only while `el` is still on the page: a screen the user has already left, whose
- * request answered late, must not pull the address back to itself.
+ * stands), but only while the address is still the screen's own: `el` must be on the page, in a
+ * screen (the router's `.view`) whose address it last stood at is the address now. A screen the
+ * user has already left, whose request answered late, must not pull the address back to itself,
+ * and neither must the screen still showing in the moment between a new address and the router's
+ * `hashchange` (a link, the back button): that address is the next screen's.
  */
 export function keepAddress(el, hash) {
-  if (el.isConnected && window.location.hash !== hash) history.replaceState(history.state, '', hash);
+  const view = el.isConnected ? el.closest('.view') : null;
+  if (!view || view.dataset.address !== window.location.hash) return;
+  if (window.location.hash !== hash) history.replaceState(history.state, '', hash);
+  view.dataset.address = window.location.hash;
 }

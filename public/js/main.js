@@ -46,7 +46,8 @@ async function route() {
     if (link.dataset.nav === nav) link.setAttribute('aria-current', 'page');
     else link.removeAttribute('aria-current');
   }
-  const view = h('div', { class: 'view' });
+  // The address this screen stands at; only the screen may move it on (dom.keepAddress).
+  const view = h('div', { class: 'view', dataset: { address: window.location.hash } });
   mount(main, view);
   try {
     const result = render(view, parsed.params);

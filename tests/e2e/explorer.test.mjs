@@ -179,6 +179,36 @@ test('phone width: explorer and system page fit the screen', async () => {
   }
 });
 
+test('a screen still showing does not rewrite an address the router has yet to follow', async () => {
+  const { page } = b;
+  // Between a new address (a link, the back button, a typed URL) and the router's hashchange,
+  // the screen on the page is still connected; a search answering in that moment must leave the
+  // new address alone. pushState changes the address without a hashchange, so the moment is
+  // held open here for as long as the test needs: the explorer's first search waits for the
+  // organ list, held back until the address has moved on.
+  let release;
+  const held = new Promise((r) => { release = r; });
+  await page.route('**/api/v1/organs', async (route) => { await held; await route.continue(); });
+  try {
+    await page.goto('/?moment#/');
+    await page.getByRole('heading', { name: 'Explore the corpus' }).waitFor();
+    await page.evaluate(() => history.pushState(null, '', '#/ground'));
+    release();
+    await page.waitForResponse('**/api/v1/organs');
+    // The explorer's first search has run (its status line answers) with the address moved on.
+    await page.locator('.status').filter({ hasText: /systems? in the corpus/ }).waitFor();
+    assert.equal(new URL(page.url()).hash, '#/ground');
+    // The router then follows the address it was given, not the explorer's.
+    await page.evaluate(() => window.dispatchEvent(new HashChangeEvent('hashchange')));
+    await page.getByRole('heading', { name: 'Grounding playground' }).waitFor();
+    assert.equal(new URL(page.url()).hash, '#/ground');
+  } finally {
+    release();
+    await page.unroute('**/api/v1/organs');
+  }
+  assertNoPageErrors(b.errors);
+});
+
 test('leaving the explorer before its first search answers does not pull the address back', async () => {
   const { page } = b;
   await page.goto('/#/coverage');
