@@ -239,6 +239,11 @@ pub struct Finding {
     /// Sizes stated, in millimetres.
     pub sizes_mm: Vec<f64>,
     pub age_years: Option<f64>,
+    /// The same sizes and age with the words that state them, by their place in the words
+    /// read: the answer's prefill of the whole text starts from them instead of reading the
+    /// text again.
+    pub sizes: Vec<prefill::SizeMention>,
+    pub age: Option<prefill::Age>,
     /// The cues that fired, by name.
     pub cues: Vec<&'static str>,
     /// The systems the text names explicitly ("Bosniak IIF", "per Fleischner").
@@ -350,6 +355,7 @@ pub(crate) fn read_said(knowledge: &Knowledge, text: &str, said: &Said) -> Findi
     let (sizes, age) = prefill::sizes_and_age(lexicon, said.words());
     finding.sizes_mm = sizes.iter().map(|s| s.mm).collect();
     finding.age_years = age.map(|a| a.years);
+    (finding.sizes, finding.age) = (sizes, age);
     // A cue about an organ fires where its phrase and the organ meet in one line of the text
     // (a report writes an organ per line: a kidney's "cyst" says nothing of the pancreas).
     // Each line is read once for the cues and the organs whose phrases it holds.

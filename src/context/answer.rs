@@ -742,7 +742,14 @@ pub fn ground(knowledge: &Knowledge, query: &ContextQuery) -> Grounding {
     let read = std::mem::take(&mut finding.read_spans);
     let words: Vec<Word> = read.iter().map(|w| w.text.clone()).collect();
     let finding_words = text::WordIndex::new(&words);
-    let reading = prefill::Reading::of(knowledge.lexicon, &finding_words);
+    // The words are those the whole text was read from (`read_said`): its sizes, age and
+    // organs are known.
+    let reading = prefill::Reading::read(
+        &finding_words,
+        std::mem::take(&mut finding.sizes),
+        finding.age,
+        finding.organs.clone(),
+    );
     // The patient's age, where the report states it ("78F" in its history): a finding that
     // states none is evaluated at that age.
     let report_age: &[text::Span] = reading.age_words().map_or(&[], |(at, end)| &read[at..end]);

@@ -590,11 +590,22 @@ impl<'i, 'w> Reading<'i, 'w> {
 
     pub fn of(lexicon: &'static Lexicon, index: &'i text::WordIndex<'w>) -> Reading<'i, 'w> {
         let (sizes, age) = sizes_and_age(lexicon, index.words());
+        Reading::read(index, sizes, age, organs_of(lexicon, index))
+    }
+
+    /// The reading of `index` whose sizes, age and organs were read already (by
+    /// [`sizes_and_age`] and [`organs_of`] of the same words).
+    pub fn read(
+        index: &'i text::WordIndex<'w>,
+        sizes: Vec<SizeMention>,
+        age: Option<Age>,
+        organs: Vec<&'static str>,
+    ) -> Reading<'i, 'w> {
         Reading {
             index,
             sizes,
             age,
-            organs: organs_of(lexicon, index),
+            organs,
         }
     }
 }
