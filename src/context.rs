@@ -2227,6 +2227,31 @@ mod setting_tests {
     }
 
     #[test]
+    fn the_lobes_of_both_lungs_are_the_lungs() {
+        // "the lower lobes" names the lungs as "the right lower lobe" does; a finding that named
+        // no organ took the examination's, and a whole-body trauma CT's are every organ's.
+        let organs = ground("Mild bronchial wall thickening in the lower lobes.")
+            .finding
+            .organs;
+        assert_eq!(organs, ["lung"]);
+        let report =
+            "CT WHOLE BODY FOR TRAUMA: HEAD, CERVICAL SPINE, CHEST, ABDOMEN AND PELVIS\n\n\
+                      FINDINGS:\nAirways: Mild bronchial wall thickening in the lower lobes.\n\
+                      Spleen: 3 cm laceration of the inferior pole.\n";
+        let answer = ground(report);
+        let airways = answer
+            .findings
+            .iter()
+            .find(|f| f.text.contains("bronchial"))
+            .unwrap();
+        assert!(
+            !airways.systems.iter().any(|s| s.slug == "aast-ois-2018"),
+            "{:?}",
+            airways.systems.iter().map(|s| s.slug).collect::<Vec<_>>()
+        );
+    }
+
+    #[test]
     fn another_organs_word_near_an_organ_names_its_part() {
         // "neck" and "head and neck" name a part of the organ named beside them.
         for (text, organ) in [
