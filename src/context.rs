@@ -270,7 +270,7 @@ pub struct Finding {
 /// few phrases ever looked up in it.
 pub(crate) struct Said {
     words: Vec<Word>,
-    at: Option<HashMap<Word, Vec<usize>, FastHash>>,
+    at: Option<text::Places<Word>>,
     /// Where each word starts in the text, in characters, when the words were cut from the
     /// whole text (its lines are then runs of them, not cut again).
     starts: Option<Vec<usize>>,
@@ -281,19 +281,7 @@ const SCANNED_WORDS: usize = 48;
 
 impl Said {
     pub(crate) fn new(words: Vec<Word>) -> Said {
-        let at = (words.len() > SCANNED_WORDS).then(|| {
-            let mut at: HashMap<Word, Vec<usize>, FastHash> =
-                HashMap::with_capacity_and_hasher(words.len(), FastHash::default());
-            for (i, w) in words.iter().enumerate() {
-                match at.get_mut(w.as_str()) {
-                    Some(list) => list.push(i),
-                    None => {
-                        at.insert(w.clone(), vec![i]);
-                    }
-                }
-            }
-            at
-        });
+        let at = (words.len() > SCANNED_WORDS).then(|| text::Places::new(&words, Word::clone));
         Said {
             words,
             at,
@@ -320,7 +308,7 @@ impl Said {
     /// How often a folded phrase (words joined by single spaces) occurs, as whole words.
     pub(crate) fn count(&self, phrase: &str) -> usize {
         match &self.at {
-            Some(at) => text::phrase_count(&self.words, |w| at.get(w).map(Vec::as_slice), phrase),
+            Some(at) => text::phrase_count(&self.words, |w| at.of(w), phrase),
             None => {
                 let mut parts = phrase.split(' ');
                 let Some(first) = parts.next() else {

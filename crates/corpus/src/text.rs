@@ -389,11 +389,65 @@ pub fn phrase_count<'a>(
         .count()
 }
 
+/// Where each distinct word of a text stands (`K`: the word as the table keeps it, borrowed or
+/// owned). The places of one word are one run of a single list, so indexing a report's few
+/// thousand words allocates a handful of lists, not one per distinct word.
+pub struct Places<K> {
+    ids: std::collections::HashMap<K, u32, FastHash>,
+    /// Per distinct word: its run of `places`, (start, length).
+    runs: Vec<(u32, u32)>,
+    places: Vec<usize>,
+}
+
+impl<K: std::hash::Hash + Eq + std::borrow::Borrow<str>> Places<K> {
+    /// The places of `words`, each distinct word kept as `key` makes it.
+    pub fn new<'w>(words: &'w [Word], key: impl Fn(&'w Word) -> K) -> Places<K> {
+        let mut ids: std::collections::HashMap<K, u32, FastHash> =
+            std::collections::HashMap::with_capacity_and_hasher(words.len(), FastHash::default());
+        let mut runs: Vec<(u32, u32)> = Vec::new();
+        let mut of: Vec<u32> = Vec::with_capacity(words.len());
+        for w in words {
+            let id = match ids.get(w.as_str()) {
+                Some(&id) => id,
+                None => {
+                    let id = runs.len() as u32;
+                    ids.insert(key(w), id);
+                    runs.push((0, 0));
+                    id
+                }
+            };
+            runs[id as usize].1 += 1;
+            of.push(id);
+        }
+        // Each run starts where the one before ends; its length then counts it as it fills.
+        let mut start = 0;
+        for run in &mut runs {
+            (run.0, start) = (start, start + run.1);
+            run.1 = 0;
+        }
+        let mut places = vec![0; words.len()];
+        for (i, &id) in of.iter().enumerate() {
+            let run = &mut runs[id as usize];
+            places[(run.0 + run.1) as usize] = i;
+            run.1 += 1;
+        }
+        Places { ids, runs, places }
+    }
+
+    /// Where `word` stands, in order.
+    pub fn of(&self, word: &str) -> Option<&[usize]> {
+        self.ids.get(word).map(|&id| {
+            let (start, len) = self.runs[id as usize];
+            &self.places[start as usize..(start + len) as usize]
+        })
+    }
+}
+
 /// Where each word of a text occurs, so that finding a phrase looks only at the places its
 /// first word is, instead of walking the whole text once per phrase.
 pub struct WordIndex<'w> {
     words: &'w [Word],
-    at: std::collections::HashMap<&'w str, Vec<usize>, FastHash>,
+    at: Places<&'w str>,
 }
 
 /// The hasher of the word and phrase tables built while reading text: words are short and
@@ -403,12 +457,10 @@ pub type FastHash = foldhash::fast::FixedState;
 impl<'w> WordIndex<'w> {
     /// Indexes folded words (from [`words`]).
     pub fn new(words: &'w [Word]) -> WordIndex<'w> {
-        let mut at: std::collections::HashMap<&str, Vec<usize>, FastHash> =
-            std::collections::HashMap::with_capacity_and_hasher(words.len(), FastHash::default());
-        for (i, w) in words.iter().enumerate() {
-            at.entry(w.as_str()).or_default().push(i);
+        WordIndex {
+            words,
+            at: Places::new(words, Word::as_str),
         }
-        WordIndex { words, at }
     }
 
     /// The words indexed.
@@ -418,7 +470,7 @@ impl<'w> WordIndex<'w> {
 
     /// How often a folded phrase (words joined by single spaces) occurs, as whole words.
     pub fn count(&self, phrase: &str) -> usize {
-        phrase_count(self.words, |w| self.at.get(w).map(Vec::as_slice), phrase)
+        phrase_count(self.words, |w| self.at.of(w), phrase)
     }
 
     /// Whether a folded phrase occurs, as whole words.
@@ -428,7 +480,7 @@ impl<'w> WordIndex<'w> {
 
     /// Where the phrase (folded words) starts, in order.
     pub fn starts<'a>(&'a self, phrase: &'a [Word]) -> impl Iterator<Item = usize> + 'a {
-        let first = phrase.first().and_then(|w| self.at.get(w.as_str()));
+        let first = phrase.first().and_then(|w| self.at.of(w.as_str()));
         first.into_iter().flatten().copied().filter(move |&p| {
             self.words
                 .get(p..p + phrase.len())
@@ -440,6 +492,24 @@ impl<'w> WordIndex<'w> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn places_list_each_word_where_it_stands_in_order() {
+        let text = words("the cyst and the nodule, the cyst again");
+        let places = Places::new(&text, Word::as_str);
+        assert_eq!(places.of("the"), Some(&[0, 3, 5][..]));
+        assert_eq!(places.of("cyst"), Some(&[1, 6][..]));
+        assert_eq!(places.of("again"), Some(&[7][..]));
+        assert_eq!(places.of("mass"), None);
+        let owned = Places::new(&text, Word::clone);
+        for w in &text {
+            assert_eq!(owned.of(w), places.of(w));
+        }
+        assert_eq!(Places::new(&[], Word::as_str).of("the"), None);
+        let index = WordIndex::new(&text);
+        assert_eq!(index.count("the cyst"), 2);
+        assert_eq!(index.starts(&words("the cyst")).collect::<Vec<_>>(), [0, 5]);
+    }
 
     #[test]
     fn ascii_text_is_cut_as_any_text_is() {
