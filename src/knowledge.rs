@@ -215,7 +215,10 @@ pub static KNOWLEDGE: Knowledge = Knowledge {
 /// many and short, the lexicon's phrases many more.
 #[derive(Debug, Default)]
 pub struct PhraseIndex {
-    by_first: std::collections::HashMap<&'static str, Vec<(usize, &'static str)>, FastHash>,
+    /// Per first word: each phrase's item, the phrase, and its words after the first (empty
+    /// for a phrase of one word, most of them), compared only when the first word is met.
+    by_first:
+        std::collections::HashMap<&'static str, Vec<(usize, &'static str, &'static str)>, FastHash>,
 }
 
 impl PhraseIndex {
@@ -224,11 +227,13 @@ impl PhraseIndex {
         let mut index = PhraseIndex::default();
         for (item, phrase) in items {
             let first = phrase.split(' ').next().unwrap_or(phrase);
+            let rest = &phrase[first.len()..];
+            let rest = rest.strip_prefix(' ').unwrap_or(rest);
             index
                 .by_first
                 .entry(first)
                 .or_default()
-                .push((item, phrase));
+                .push((item, phrase, rest));
         }
         index
     }
@@ -244,13 +249,14 @@ impl PhraseIndex {
                 .get(word.as_str())
                 .into_iter()
                 .flatten()
-                .filter(move |(_, phrase)| {
-                    phrase
-                        .split(' ')
-                        .enumerate()
-                        .all(|(k, p)| words.get(at + k).is_some_and(|w| w == p))
+                .filter(move |(_, _, rest)| {
+                    rest.is_empty()
+                        || rest
+                            .split(' ')
+                            .enumerate()
+                            .all(|(k, p)| words.get(at + 1 + k).is_some_and(|w| w == p))
                 })
-                .map(move |&(item, phrase)| (at, item, phrase))
+                .map(move |&(item, phrase, _)| (at, item, phrase))
         })
     }
 
