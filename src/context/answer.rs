@@ -737,7 +737,7 @@ fn withheld_system(w: &Withheld) -> WithheldSystem {
 /// the evaluator makes of the finding.
 pub fn ground(knowledge: &Knowledge, query: &ContextQuery) -> Grounding {
     let (mut finding, selected, withheld) = rank_with_withheld(knowledge, query);
-    let original: Vec<char> = query.text.chars().collect();
+    let original = text::char_vec(&query.text);
     // The evaluator is given what the text asserts, not what it rules out.
     let read = std::mem::take(&mut finding.read_spans);
     let words: Vec<Word> = read.iter().map(|w| w.text.clone()).collect();

@@ -92,7 +92,7 @@ struct Assessment {
 }
 
 fn assess(model: &'static Assertions, text: &str) -> Assessment {
-    let chars: Vec<char> = text.chars().collect();
+    let chars = text::char_vec(text);
     let words = text::spans(text);
     let mut marks: Vec<Option<(Category, usize, usize, usize)>> = vec![None; words.len()];
     let mut start = 0;
@@ -336,7 +336,7 @@ impl Reading<'_> {
 /// Reads a text: see [`Reading`].
 pub fn read<'t>(model: &'static Assertions, text: &'t str) -> Reading<'t> {
     let a = assess(model, text);
-    let original: Vec<char> = text.chars().collect();
+    let original = text::char_vec(text);
     let (out, hedged): (Vec<usize>, Vec<usize>) = (0..a.words.len())
         .filter(|&w| a.marks[w].is_some())
         .partition(|&w| a.marks[w].is_some_and(|(c, ..)| rules_out(c)));
@@ -357,9 +357,7 @@ pub fn read<'t>(model: &'static Assertions, text: &'t str) -> Reading<'t> {
     };
     // A ruled-out phrase is blanked, and its trigger is read no more than it ("no",
     // "unremarkable").
-    let mut chars = original;
-    text::blank(&mut chars, &reading.blanked());
-    reading.text = Cow::Owned(chars.into_iter().collect());
+    reading.text = Cow::Owned(text::blanked(text, &reading.blanked()));
     reading
 }
 

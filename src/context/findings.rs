@@ -571,7 +571,7 @@ impl<'t> Chars<'t> {
         });
         Chars {
             text,
-            chars: text.chars().collect(),
+            chars: text::char_vec(text),
             bytes,
         }
     }

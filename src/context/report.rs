@@ -107,9 +107,7 @@ pub fn about_the_patient<'t>(lexicon: &Lexicon, text: &'t str) -> (Cow<'t, str>,
     if ranges.is_empty() {
         return (Cow::Borrowed(text), ranges);
     }
-    let mut chars: Vec<char> = text.chars().collect();
-    text::blank(&mut chars, &ranges);
-    (Cow::Owned(chars.into_iter().collect()), ranges)
+    (Cow::Owned(text::blanked(text, &ranges)), ranges)
 }
 
 #[cfg(test)]

@@ -60,7 +60,7 @@ pub fn read(
         .filter(|r| r.assertion != Category::Historical)
         .flat_map(|r| [r.span, r.trigger_span])
         .collect();
-    let mut chars: Vec<char> = original.chars().collect();
+    let mut chars = text::char_vec(original);
     text::blank(&mut chars, &blanked);
     let spans = text::spans_outside(cut, &blanked);
     let words: Vec<Word> = spans.iter().map(|s| s.text.clone()).collect();

@@ -256,6 +256,40 @@ fn cut_folded(
     }
 }
 
+/// The characters of `text`, in one allocation of the right size (an ASCII text, most
+/// reports, is not decoded): a report is read by character offsets, and collecting its
+/// characters grew the list several times over, copying it each time.
+pub fn char_vec(text: &str) -> Vec<char> {
+    if text.is_ascii() {
+        text.bytes().map(char::from).collect()
+    } else {
+        let mut chars = Vec::with_capacity(text.chars().count());
+        chars.extend(text.chars());
+        chars
+    }
+}
+
+/// `text` with the characters of the `blanked` ranges made spaces, line breaks kept: the text
+/// [`blank`] makes of its characters, without a list of characters for an ASCII text.
+pub fn blanked(text: &str, blanked: &[[usize; 2]]) -> String {
+    if !text.is_ascii() {
+        let mut chars = char_vec(text);
+        blank(&mut chars, blanked);
+        return chars.into_iter().collect();
+    }
+    let mut bytes = text.as_bytes().to_vec();
+    for range in blanked {
+        let end = range[1].min(bytes.len());
+        for b in bytes.iter_mut().take(end).skip(range[0]) {
+            if *b != b'\n' {
+                *b = b' ';
+            }
+        }
+    }
+    // Only ASCII bytes were written over ASCII bytes.
+    String::from_utf8(bytes).unwrap_or_default()
+}
+
 /// Blanks the character ranges `blanked` (`[start, end)`) of a text's characters with spaces,
 /// keeping its line breaks, so every offset stays where it was: how a reading of a report
 /// leaves out what it does not read. Its words are then those of [`spans_outside`].
@@ -492,6 +526,24 @@ impl<'w> WordIndex<'w> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_text_is_blanked_as_its_characters_are() {
+        for text in [
+            "No nodules.\nLiver: 2 cm cyst. Kidneys: normal.",
+            "Pas de nodule.\nFoie : kyste de 2 cm, stable. Reins : normaux (ø).",
+            "",
+        ] {
+            let chars: Vec<char> = text.chars().collect();
+            assert_eq!(char_vec(text), chars);
+            for ranges in [vec![], vec![[0, 3]], vec![[3, 20], [0, 2]], vec![[10, 500]]] {
+                let mut expected = chars.clone();
+                blank(&mut expected, &ranges);
+                let expected: String = expected.into_iter().collect();
+                assert_eq!(blanked(text, &ranges), expected, "{text:?} {ranges:?}");
+            }
+        }
+    }
 
     #[test]
     fn places_list_each_word_where_it_stands_in_order() {
