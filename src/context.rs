@@ -236,12 +236,9 @@ impl ContextQuery {
 pub struct Finding {
     pub organs: Vec<&'static str>,
     pub modalities: Vec<&'static str>,
-    /// Sizes stated, in millimetres.
-    pub sizes_mm: Vec<f64>,
-    pub age_years: Option<f64>,
-    /// The same sizes and age with the words that state them, by their place in the words
-    /// read: the answer's prefill of the whole text starts from them instead of reading the
-    /// text again.
+    /// The sizes and the patient's age stated, with the words that state them by their place
+    /// in the words read: the answer's prefill of the whole text starts from them instead of
+    /// reading the text again.
     pub sizes: Vec<prefill::SizeMention>,
     pub age: Option<prefill::Age>,
     /// The cues that fired, by name.
@@ -261,6 +258,18 @@ pub struct Finding {
     /// The folded words of `read` with their offsets, as the text was cut for its reading (the
     /// answer's prefill and its findings' evaluations read them again).
     pub read_spans: Vec<text::Span>,
+}
+
+impl Finding {
+    /// The sizes stated, in millimetres.
+    pub fn sizes_mm(&self) -> Vec<f64> {
+        self.sizes.iter().map(|s| s.mm).collect()
+    }
+
+    /// The patient's age stated, in years.
+    pub fn age_years(&self) -> Option<f64> {
+        self.age.map(|a| a.years)
+    }
 }
 
 /// Folded words and where each stands, so a phrase of the lexicon is looked up by its first
@@ -340,10 +349,7 @@ pub(crate) fn read_said(knowledge: &Knowledge, text: &str, said: &Said) -> Findi
     let lexicon = knowledge.lexicon;
     finding.organs = stated_organs(lexicon, said.words(), |p| said.count(p));
     finding.modalities = stated_modalities(lexicon, said);
-    let (sizes, age) = prefill::sizes_and_age(lexicon, said.words());
-    finding.sizes_mm = sizes.iter().map(|s| s.mm).collect();
-    finding.age_years = age.map(|a| a.years);
-    (finding.sizes, finding.age) = (sizes, age);
+    (finding.sizes, finding.age) = prefill::sizes_and_age(lexicon, said.words());
     // A cue about an organ fires where its phrase and the organ meet in one line of the text
     // (a report writes an organ per line: a kidney's "cyst" says nothing of the pancreas).
     // Each line is read once for the cues and the organs whose phrases it holds.
@@ -1045,8 +1051,8 @@ mod tests {
         let f = read_finding("Incidental 8 mm solid nodule in the right upper lobe on chest CT, 1.2cm node, 67-year-old");
         assert!(f.organs.contains(&"lung"));
         assert!(f.modalities.contains(&"CT"));
-        assert_eq!(f.sizes_mm, vec![8.0, 12.0]);
-        assert_eq!(f.age_years, Some(67.0));
+        assert_eq!(f.sizes_mm(), vec![8.0, 12.0]);
+        assert_eq!(f.age_years(), Some(67.0));
         assert!(f.cues.contains(&"incidental"));
     }
 
@@ -1714,8 +1720,8 @@ mod tests {
             assert!(finding.organs.contains(&organ), "{organ}");
         }
         assert!(finding.modalities.contains(&"CT"));
-        assert!(finding.sizes_mm.contains(&8.0) && finding.sizes_mm.contains(&14.0));
-        assert_eq!(finding.age_years, Some(64.0));
+        assert!(finding.sizes_mm().contains(&8.0) && finding.sizes_mm().contains(&14.0));
+        assert_eq!(finding.age_years(), Some(64.0));
         assert!(finding.cues.contains(&"incidental"));
         assert!(!finding.cues.contains(&"screening"), "{:?}", finding.cues);
         for organ in ["thyroid", "breast", "spleen"] {

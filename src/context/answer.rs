@@ -742,6 +742,7 @@ pub fn ground(knowledge: &Knowledge, query: &ContextQuery) -> Grounding {
     let read = std::mem::take(&mut finding.read_spans);
     let words: Vec<Word> = read.iter().map(|w| w.text.clone()).collect();
     let finding_words = text::WordIndex::new(&words);
+    let (sizes_mm, age_years) = (finding.sizes_mm(), finding.age_years());
     // The words are those the whole text was read from (`read_said`): its sizes, age and
     // organs are known.
     let reading = prefill::Reading::read(
@@ -772,8 +773,8 @@ pub fn ground(knowledge: &Knowledge, query: &ContextQuery) -> Grounding {
         finding: FindingRead {
             organs: finding.organs,
             modalities: finding.modalities,
-            sizes_mm: finding.sizes_mm,
-            age_years: finding.age_years,
+            sizes_mm,
+            age_years,
             cues: finding.cues,
             named_systems: finding
                 .named

@@ -86,6 +86,8 @@ fn breaks(chars: &[char], from: usize, to: usize) -> bool {
 
 /// The category each word is asserted with (`None`: present), with the trigger that decided.
 struct Assessment {
+    /// The text's characters (its offsets count them).
+    chars: Vec<char>,
     words: Vec<Span>,
     /// Per word: the category, the trigger's first word and its length, the distance to it.
     marks: Vec<Option<(Category, usize, usize, usize)>>,
@@ -106,7 +108,11 @@ fn assess(model: &'static Assertions, text: &str) -> Assessment {
     }
     back_references(model, &chars, &words, &mut marks);
     label_lines(model, &chars, &words, &mut marks);
-    Assessment { words, marks }
+    Assessment {
+        chars,
+        words,
+        marks,
+    }
 }
 
 /// ConText over the words `[start, end)` of one sentence.
@@ -278,8 +284,8 @@ fn rules_out(category: Category) -> bool {
 
 /// The phrases of the words `ws` (in order), consecutive words under one trigger making one
 /// phrase.
-fn phrases(original: &[char], a: &Assessment, ws: &[usize]) -> Vec<RuledOut> {
-    let slice = |from: usize, to: usize| original[from..to].iter().collect::<String>();
+fn phrases(a: &Assessment, ws: &[usize]) -> Vec<RuledOut> {
+    let slice = |from: usize, to: usize| a.chars[from..to].iter().collect::<String>();
     let mut out: Vec<RuledOut> = Vec::new();
     let mut previous: Option<(usize, usize)> = None;
     for &w in ws {
@@ -336,11 +342,10 @@ impl Reading<'_> {
 /// Reads a text: see [`Reading`].
 pub fn read<'t>(model: &'static Assertions, text: &'t str) -> Reading<'t> {
     let a = assess(model, text);
-    let original = text::char_vec(text);
     let (out, hedged): (Vec<usize>, Vec<usize>) = (0..a.words.len())
         .filter(|&w| a.marks[w].is_some())
         .partition(|&w| a.marks[w].is_some_and(|(c, ..)| rules_out(c)));
-    let hedged = phrases(&original, &a, &hedged);
+    let hedged = phrases(&a, &hedged);
     if out.is_empty() {
         return Reading {
             text: Cow::Borrowed(text),
@@ -351,7 +356,7 @@ pub fn read<'t>(model: &'static Assertions, text: &'t str) -> Reading<'t> {
     }
     let mut reading = Reading {
         text: Cow::Borrowed(text),
-        ruled_out: phrases(&original, &a, &out),
+        ruled_out: phrases(&a, &out),
         hedged,
         spans: a.words,
     };
