@@ -226,9 +226,7 @@ impl PhraseIndex {
     pub fn new(items: impl IntoIterator<Item = (usize, &'static str)>) -> PhraseIndex {
         let mut index = PhraseIndex::default();
         for (item, phrase) in items {
-            let first = phrase.split(' ').next().unwrap_or(phrase);
-            let rest = &phrase[first.len()..];
-            let rest = rest.strip_prefix(' ').unwrap_or(rest);
+            let (first, rest) = phrase.split_once(' ').unwrap_or((phrase, ""));
             index
                 .by_first
                 .entry(first)

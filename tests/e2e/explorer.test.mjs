@@ -5,7 +5,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { openBrowser, shot, assertNoPageErrors, assertControlsLabelled, assertNoHorizontalOverflow } from './support.mjs';
+import { openBrowser, shot, holdRequests, assertNoPageErrors, assertControlsLabelled, assertNoHorizontalOverflow } from './support.mjs';
 
 // The page counts the published systems: the registry's slugs.
 const PUBLISHED = readFileSync(new URL('../../corpus/slugs.txt', import.meta.url), 'utf8')
@@ -186,14 +186,12 @@ test('a screen still showing does not rewrite an address the router has yet to f
   // new address alone. pushState changes the address without a hashchange, so the moment is
   // held open here for as long as the test needs: the explorer's first search waits for the
   // organ list, held back until the address has moved on.
-  let release;
-  const held = new Promise((r) => { release = r; });
-  await page.route('**/api/v1/organs', async (route) => { await held; await route.continue(); });
+  const organs = await holdRequests(page, '**/api/v1/organs');
   try {
     await page.goto('/?moment#/');
     await page.getByRole('heading', { name: 'Explore the corpus' }).waitFor();
     await page.evaluate(() => history.pushState(null, '', '#/ground'));
-    release();
+    organs.release();
     await page.waitForResponse('**/api/v1/organs');
     // The explorer's first search has run (its status line answers) with the address moved on.
     await page.locator('.status').filter({ hasText: /systems? in the corpus/ }).waitFor();
@@ -203,8 +201,7 @@ test('a screen still showing does not rewrite an address the router has yet to f
     await page.getByRole('heading', { name: 'Grounding playground' }).waitFor();
     assert.equal(new URL(page.url()).hash, '#/ground');
   } finally {
-    release();
-    await page.unroute('**/api/v1/organs');
+    await organs.done();
   }
   assertNoPageErrors(b.errors);
 });
@@ -215,23 +212,20 @@ test('leaving the explorer before its first search answers does not pull the add
   await page.getByRole('table', { name: 'By family' }).waitFor();
   // The explorer's first search waits for the organ list; hold that answer back while the user
   // moves on to the grounding screen.
-  let release;
-  const held = new Promise((r) => { release = r; });
-  await page.route('**/api/v1/organs', async (route) => { await held; await route.continue(); });
+  const organs = await holdRequests(page, '**/api/v1/organs');
   try {
     await page.goto('/#/');
     await page.getByRole('heading', { name: 'Explore the corpus' }).waitFor();
     await page.goto('/#/ground');
     await page.getByRole('heading', { name: 'Grounding playground' }).waitFor();
-    release();
+    organs.release();
     // The explorer's late answer arrives; the address and the screen stay where the user went.
     await page.waitForResponse('**/api/v1/organs');
     await page.waitForTimeout(300);
     assert.equal(new URL(page.url()).hash, '#/ground');
     assert.ok(await page.getByRole('textbox', { name: 'Finding' }).isVisible());
   } finally {
-    release();
-    await page.unroute('**/api/v1/organs');
+    await organs.done();
   }
   assertNoPageErrors(b.errors);
 });

@@ -55,6 +55,17 @@ export async function openBrowser({ clientIp, viewport = { width: 1280, height: 
   };
 }
 
+/**
+ * Holds back the page's requests to `pattern` until `release()`, then lets them through (a late
+ * answer, on cue). `done()` releases and removes the hold: call it in a `finally`.
+ */
+export async function holdRequests(page, pattern) {
+  let release;
+  const held = new Promise((r) => { release = r; });
+  await page.route(pattern, async (route) => { await held; await route.continue(); });
+  return { release, done: async () => { release(); await page.unroute(pattern); } };
+}
+
 /** Saves a full-page screenshot as SCREENSHOT_DIR/<name>.png and returns its path. */
 export async function shot(page, name) {
   const path = join(SCREENSHOT_DIR, `${name}.png`);
