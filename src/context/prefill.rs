@@ -78,6 +78,11 @@ pub fn sizes_and_age(lexicon: &Lexicon, words: &[Word]) -> (Vec<SizeMention>, Op
     let mut sizes = Vec::new();
     let mut age = None;
     for (i, w) in words.iter().enumerate() {
+        // A size or an age starts with a digit (folded words are letters, digits and decimal
+        // points; a word that starts with a letter is no number, not even "inf" or "nan").
+        if !w.starts_with(|c: char| c.is_ascii_digit()) {
+            continue;
+        }
         let next = words.get(i + 1).map(Word::as_str);
         // A unit written onto the number: "8mm", "1.5cm", "67yo".
         let attached = w
@@ -867,6 +872,12 @@ mod tests {
         assert_eq!(age("Right 28F chest tube in place"), None);
         assert_eq!(age("8 F sheath in the right femoral artery"), None);
         assert_eq!(age("Bosniak 2F cyst of the left kidney"), None);
+        // A word that only spells a number Rust would parse ("inf" for inferior, "nan") is
+        // neither an age nor a size.
+        assert_eq!(age("Age: nan. Aged inf years"), None);
+        assert!(sizes_and_age(&LEXICON, &text::words("inf mm, nan cm"))
+            .0
+            .is_empty());
         // The words of the age end where its phrase does.
         let words = text::words("a 64 year old man");
         let found = sizes_and_age(&LEXICON, &words).1.unwrap();
