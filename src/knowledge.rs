@@ -236,46 +236,53 @@ impl PhraseIndex {
         index
     }
 
-    /// The occurrences of phrases as whole consecutive words: `(at, item, phrase)`, in the
-    /// order of the words (`at`: the place of the phrase's first word).
-    fn occurrences<'a>(
-        &'a self,
-        words: &'a [Word],
-    ) -> impl Iterator<Item = (usize, usize, &'static str)> + 'a {
-        words.iter().enumerate().flat_map(move |(at, word)| {
-            self.by_first
-                .get(word.as_str())
-                .into_iter()
-                .flatten()
-                .filter(move |(_, _, rest)| {
-                    rest.is_empty()
-                        || rest
-                            .split(' ')
-                            .enumerate()
-                            .all(|(k, p)| words.get(at + 1 + k).is_some_and(|w| w == p))
-                })
-                .map(move |&(item, phrase, _)| (at, item, phrase))
-        })
+    /// Calls `found(at, item, phrase)` for each occurrence of a phrase as whole consecutive
+    /// words, in the order of the words (`at`: the place of the phrase's first word), until it
+    /// returns false; whether it did. A loop rather than a chain of iterator adapters: a long
+    /// report is read for several indexes' phrases at every word.
+    fn scan(
+        &self,
+        words: &[Word],
+        mut found: impl FnMut(usize, usize, &'static str) -> bool,
+    ) -> bool {
+        for (at, word) in words.iter().enumerate() {
+            let Some(phrases) = self.by_first.get(word.as_str()) else {
+                continue;
+            };
+            for &(item, phrase, rest) in phrases {
+                let whole = rest.is_empty()
+                    || rest
+                        .split(' ')
+                        .enumerate()
+                        .all(|(k, p)| words.get(at + 1 + k).is_some_and(|w| w == p));
+                if whole && !found(at, item, phrase) {
+                    return true;
+                }
+            }
+        }
+        false
     }
 
     /// Calls `found(item, phrase)` for each occurrence of a phrase as whole consecutive words.
     pub fn each(&self, words: &[Word], mut found: impl FnMut(usize, &'static str)) {
-        for (_, item, phrase) in self.occurrences(words) {
+        self.scan(words, |_, item, phrase| {
             found(item, phrase);
-        }
+            true
+        });
     }
 
     /// [`PhraseIndex::each`], with the place of the phrase's first word: `found(at, item,
     /// phrase)`.
     pub fn each_at(&self, words: &[Word], mut found: impl FnMut(usize, usize, &'static str)) {
-        for (at, item, phrase) in self.occurrences(words) {
+        self.scan(words, |at, item, phrase| {
             found(at, item, phrase);
-        }
+            true
+        });
     }
 
     /// Whether any phrase occurs (stopping at the first).
     pub fn any(&self, words: &[Word]) -> bool {
-        self.occurrences(words).next().is_some()
+        self.scan(words, |_, _, _| false)
     }
 
     /// The items with a phrase that occurs, each once, in the order first found.
