@@ -576,6 +576,14 @@ impl Reached {
     }
 }
 
+/// `x.round() as u64` for a score (never negative): half away from zero, as `f64::round`,
+/// without its library call (wasm has no instruction for that rounding; a truncation it has,
+/// and `x - trunc(x)` is exact).
+fn round_positive(x: f64) -> u64 {
+    let whole = x as u64;
+    whole + u64::from(x - whole as f64 >= 0.5)
+}
+
 /// Bits of a ranking key that hold the document (a posting numbers its document in 16 bits).
 const DOC_BITS: u32 = 16;
 const DOC_MASK: u64 = (1 << DOC_BITS) - 1;
@@ -779,7 +787,7 @@ fn rank_in(
             } else {
                 score
             };
-            let thousandths = (score * 1000.0).round() as u64;
+            let thousandths = round_positive(score * 1000.0);
             // Higher scores first, then the lower document.
             ((SCORE_KEYS - thousandths.min(SCORE_KEYS)) << DOC_BITS) | doc as u64
         })
@@ -1245,6 +1253,27 @@ fn walk_below<D: AsRef<[u8]>, W: Walker>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn scores_round_half_away_from_zero_as_f64_round() {
+        let mut x = 0.0f64;
+        while x < 5000.0 {
+            for v in [x, x + 0.5, x + 0.4999999999999999, x + 0.5000000000000001] {
+                assert_eq!(round_positive(v), v.round() as u64, "{v}");
+            }
+            x += 0.25;
+        }
+        for v in [
+            0.0,
+            0.49999999999999994,
+            1.3125 * 1000.0,
+            2.5,
+            1e15 + 0.5,
+            f64::NAN,
+        ] {
+            assert_eq!(round_positive(v), v.round() as u64, "{v}");
+        }
+    }
 
     fn top(query: &str) -> Vec<(&'static str, &'static str, Option<&'static str>)> {
         search(query, 5)
