@@ -470,7 +470,19 @@ fn is_landmark(lexicon: &'static Lexicon, words: &[Word], at: usize) -> bool {
 }
 
 /// The modalities folded words name, in the lexicon's order.
-fn stated_modalities(lexicon: &Lexicon, said: &Said) -> Vec<&'static str> {
+fn stated_modalities(lexicon: &'static Lexicon, said: &Said) -> Vec<&'static str> {
+    // A short text (a finding, a title) is read once for every modality's phrases; a long one
+    // has a table of its words, looked up phrase by phrase.
+    if said.at.is_none() {
+        let found = lexicon.index().modalities.items(&said.words);
+        return lexicon
+            .modalities
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| found.contains(i))
+            .map(|(_, m)| m.name)
+            .collect();
+    }
     lexicon
         .modalities
         .iter()

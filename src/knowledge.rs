@@ -366,6 +366,8 @@ pub struct LexiconIndex {
     /// ("iliac" in "iliac bone"): where those occur, the shorter one is theirs.
     /// Keyed by the organ's place and the phrase (two organs may share a phrase).
     pub organ_within: std::collections::HashMap<(usize, &'static str), Vec<&'static str>, FastHash>,
+    /// Modality phrases; the item is the modality's place in [`Lexicon::modalities`].
+    pub modalities: PhraseIndex,
     /// The phrases that make a sentence report a finding.
     pub finding_words: PhraseIndex,
     /// The reference phrases ([`Lexicon::reference_words`]), each cut into its words.
@@ -436,6 +438,12 @@ impl Lexicon {
                         .flat_map(|(i, o)| o.phrases.iter().map(move |p| (i, *p))),
                 ),
                 organ_within,
+                modalities: PhraseIndex::new(
+                    self.modalities
+                        .iter()
+                        .enumerate()
+                        .flat_map(|(i, m)| m.phrases.iter().map(move |p| (i, *p))),
+                ),
                 finding_words: PhraseIndex::new(self.finding_words.iter().map(|p| (0, *p))),
                 references: self
                     .reference_words
