@@ -2080,10 +2080,10 @@ mod report_set {
         let figures = format!(
             "offered {pos_ok}/{pos}, kept out {out_ok}/{out}, salient first {sal_ok}/{sal}, finding groups {grp_ok}/{grp}"
         );
-        assert!(ratio(pos_ok, pos) >= 0.98, "{figures}");
+        assert!(ratio(pos_ok, pos) >= 0.99, "{figures}");
         assert!(ratio(out_ok, out) >= 0.97, "{figures}");
         assert!(ratio(sal_ok, sal) >= 0.93, "{figures}");
-        assert!(ratio(grp_ok, grp) >= 0.90, "{figures}");
+        assert!(ratio(grp_ok, grp) >= 0.92, "{figures}");
     }
 }
 

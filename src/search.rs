@@ -693,11 +693,43 @@ pub fn rank(query: &str, limit: usize, typos: bool) -> Ranking {
 
 /// [`rank`] of a query already cut into its folded words.
 pub fn rank_words(words: &[Word], limit: usize, typos: bool) -> Ranking {
-    if words.is_empty() {
+    rank_terms(words, text::identity_terms_of(words), words, limit, typos)
+}
+
+/// The ranking of a finding of a report, cut into its folded words: its words match exactly
+/// (no typo walks), and its stopwords ("of", "the", "and") match nothing, alone or joined to
+/// one another ("ofthe"): a sentence has many, and in a system's name ("Reporting and Data
+/// System") they say nothing about what the sentence is about.
+pub fn rank_finding(words: &[Word], limit: usize) -> Ranking {
+    let mut terms = text::identity_terms_of(words);
+    let both_stop = |a: &Word, b: &Word| text::is_stopword(a) && text::is_stopword(b);
+    let joined_stop: Vec<String> = words
+        .windows(2)
+        .filter(|pair| both_stop(&pair[0], &pair[1]))
+        .map(|pair| pair.concat())
+        .collect();
+    terms.retain(|t| !text::is_stopword(t) && !joined_stop.iter().any(|j| j == t.as_str()));
+    let content: Vec<Word> = words
+        .iter()
+        .filter(|w| !text::is_stopword(w))
+        .cloned()
+        .collect();
+    rank_terms(words, terms, &content, limit, false)
+}
+
+/// [`rank_words`] of the terms chosen from `words`, of which `counted` are those a document
+/// must match all of to be found by the whole query.
+fn rank_terms(
+    words: &[Word],
+    terms: Vec<Word>,
+    counted: &[Word],
+    limit: usize,
+    typos: bool,
+) -> Ranking {
+    if terms.is_empty() {
         return Ranking::default();
     }
-    let terms = text::identity_terms_of(words);
-    let query_words = QueryWords::new(words);
+    let query_words = QueryWords::new(counted);
     let distinct = query_words.slots.len();
     let map = index();
     let typos = if typos {
@@ -1370,6 +1402,26 @@ mod tests {
         assert_eq!(reason.kind, MatchKind::Fuzzy);
         assert_eq!(reason.matched, "bosniak");
         assert_eq!(reason.distance, Some(1));
+    }
+
+    #[test]
+    fn a_findings_stopwords_match_nothing() {
+        // The search route matches "and" in system names ("Reporting and Data System").
+        assert!(!search("and the of", 10).is_empty());
+        let words = text::words("and the of");
+        assert!(rank_finding(&words, 100).is_empty());
+        // A finding's hits are reached by its other words only, alone or joined.
+        let words = text::words("bone lesion in the left iliac bone and of the spine");
+        let ranking = rank_finding(&words, 100);
+        assert!(!ranking.is_empty());
+        for rank in 0..ranking.len() {
+            for term in ranking.matched(rank) {
+                assert!(!["in", "the", "and", "of", "ofthe", "inthe", "andof"].contains(&term));
+            }
+        }
+        // The same words through the search route match them.
+        let all = rank_words(&words, 100, false);
+        assert!((0..all.len()).any(|rank| all.matched(rank).any(|t| t == "and")));
     }
 
     #[test]

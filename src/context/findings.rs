@@ -692,7 +692,7 @@ fn rank(
     };
     // A finding's words match exactly (no typo walks), so a report's walks do not grow with its
     // findings.
-    let hits = search::rank_words(said.words(), knowledge.ranking.finding_search_hits, false);
+    let hits = search::rank_finding(said.words(), knowledge.ranking.finding_search_hits);
     let (mut systems, withheld) = score_hits(knowledge, &unit, &finding, &hits);
     let floor = systems.first().map_or(0.0, |s| s.score) * knowledge.ranking.finding_relative_floor;
     let floor = floor.max(knowledge.ranking.finding_min_score);

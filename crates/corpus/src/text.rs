@@ -388,6 +388,11 @@ pub fn identity_terms_of(words: &[Word]) -> Vec<Word> {
     terms
 }
 
+/// Whether a folded word is one of the stopwords (too common to help ranking).
+pub fn is_stopword(word: &str) -> bool {
+    STOPWORDS.contains(&word)
+}
+
 /// The terms of free text (definitions, management): words without stopwords.
 pub fn text_terms(text: &str) -> Vec<String> {
     let mut terms: Vec<String> = words(text)
