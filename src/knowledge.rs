@@ -380,13 +380,24 @@ pub struct LexiconIndex {
     pub measured: std::collections::HashMap<&'static str, &'static str, FastHash>,
 }
 
-/// Whether folded phrase `inner` is made of whole words of folded phrase `outer`.
+/// Whether folded phrase `inner` is made of whole words of folded phrase `outer`: tried only
+/// where a word of `outer` starts (a substring search sets itself up for each pair, and the
+/// organ index asks this of every pair of organ phrases on an isolate's first report).
 pub fn phrase_within(outer: &str, inner: &str) -> bool {
-    let bytes = outer.as_bytes();
-    outer.match_indices(inner).any(|(at, _)| {
-        let end = at + inner.len();
-        (at == 0 || bytes[at - 1] == b' ') && (end == bytes.len() || bytes[end] == b' ')
-    })
+    let (outer, inner) = (outer.as_bytes(), inner.as_bytes());
+    let word_starts = std::iter::once(0).chain(
+        outer
+            .iter()
+            .enumerate()
+            .filter(|(_, &b)| b == b' ')
+            .map(|(at, _)| at + 1),
+    );
+    word_starts
+        .filter(|&at| outer[at..].starts_with(inner))
+        .any(|at| {
+            let end = at + inner.len();
+            end == outer.len() || outer[end] == b' '
+        })
 }
 
 /// Indexes built from static tables, kept per table (by its address) for the isolate's life.
@@ -477,4 +488,26 @@ pub fn cue_index(cues: &'static [Cue]) -> &'static PhraseIndex {
                 .flat_map(|(i, c)| c.phrases.iter().map(move |p| (i, *p))),
         )
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::phrase_within;
+
+    #[test]
+    fn a_phrase_is_within_another_only_as_whole_words() {
+        assert!(phrase_within("iliac bone", "iliac"));
+        assert!(phrase_within("iliac bone", "bone"));
+        assert!(phrase_within("left iliac bone", "iliac bone"));
+        assert!(phrase_within("iliac", "iliac"));
+        // Part of a word, at either end, is not a word.
+        assert!(!phrase_within("iliac bones", "bone"));
+        assert!(!phrase_within("periliac bone", "iliac"));
+        assert!(!phrase_within("iliac bone", "liac"));
+        assert!(!phrase_within("bone", "iliac bone"));
+        // A later occurrence counts when an earlier one is part of a word.
+        assert!(phrase_within("bones of the bone", "bone"));
+        assert!(phrase_within("the head and neck", "head and neck"));
+        assert!(!phrase_within("the head and necks", "head and neck"));
+    }
 }

@@ -701,14 +701,7 @@ pub fn rank_words(words: &[Word], limit: usize, typos: bool) -> Ranking {
 /// one another ("ofthe"): a sentence has many, and in a system's name ("Reporting and Data
 /// System") they say nothing about what the sentence is about.
 pub fn rank_finding(words: &[Word], limit: usize) -> Ranking {
-    let mut terms = text::identity_terms_of(words);
-    let both_stop = |a: &Word, b: &Word| text::is_stopword(a) && text::is_stopword(b);
-    let joined_stop: Vec<String> = words
-        .windows(2)
-        .filter(|pair| both_stop(&pair[0], &pair[1]))
-        .map(|pair| pair.concat())
-        .collect();
-    terms.retain(|t| !text::is_stopword(t) && !joined_stop.iter().any(|j| j == t.as_str()));
+    let terms = text::identity_terms_without(words, text::is_stopword);
     let content: Vec<Word> = words
         .iter()
         .filter(|w| !text::is_stopword(w))

@@ -371,17 +371,31 @@ pub fn identity_terms(text: &str) -> Vec<String> {
 /// [`identity_terms`] of a text already cut into folded words, as words (a joined pair is held
 /// in place like any short word, so a long query's terms cost no allocation each).
 pub fn identity_terms_of(words: &[Word]) -> Vec<Word> {
+    identity_terms_without(words, |_| false)
+}
+
+/// [`identity_terms_of`] without the words `silent` holds, alone or joined to one another
+/// (a finding's stopwords: "of", "the", "ofthe").
+pub fn identity_terms_without(words: &[Word], silent: impl Fn(&str) -> bool) -> Vec<Word> {
     let mut terms: Vec<Word> = Vec::with_capacity(2 * words.len());
-    terms.extend(words.iter().cloned());
+    terms.extend(words.iter().filter(|w| !silent(w)).cloned());
     let mut joined = String::new();
     for pair in words.windows(2) {
+        if silent(&pair[0]) && silent(&pair[1]) {
+            continue;
+        }
         joined.clear();
         joined.push_str(&pair[0]);
         joined.push_str(&pair[1]);
-        terms.push(Word::from(joined.as_str()));
+        if !silent(&joined) {
+            terms.push(Word::from(joined.as_str()));
+        }
     }
     if (3..=4).contains(&words.len()) {
-        terms.push(Word::from(words.concat().as_str()));
+        let all = words.concat();
+        if !silent(&all) {
+            terms.push(Word::from(all.as_str()));
+        }
     }
     terms.sort_unstable();
     terms.dedup();
