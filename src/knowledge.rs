@@ -429,14 +429,35 @@ impl Lexicon {
     pub fn index(&'static self) -> &'static LexiconIndex {
         cached(&LEXICON_INDEXES, self as *const Lexicon as usize, || {
             let organs = self.organs;
+            // Each word of an organ phrase, with the phrases (and their organ's place) it is a
+            // word of, in the lexicon's order: a phrase within another shares its first word.
+            let mut by_word: std::collections::HashMap<&str, Vec<(usize, &'static str)>, FastHash> =
+                std::collections::HashMap::default();
+            for (j, other) in organs.iter().enumerate() {
+                for q in other.phrases {
+                    let mut seen: Vec<&str> = Vec::new();
+                    for word in q.split(' ').filter(|w| !w.is_empty()) {
+                        if !seen.contains(&word) {
+                            seen.push(word);
+                            by_word.entry(word).or_default().push((j, *q));
+                        }
+                    }
+                }
+            }
             let mut organ_within = std::collections::HashMap::default();
             for (i, organ) in organs.iter().enumerate() {
                 for p in organ.phrases {
-                    let within: Vec<&'static str> = organs
-                        .iter()
-                        .filter(|other| other.name != organ.name)
-                        .flat_map(|other| other.phrases.iter().copied())
-                        .filter(|q| q.len() > p.len() && phrase_within(q, p))
+                    let first = p.split(' ').find(|w| !w.is_empty()).unwrap_or("");
+                    let within: Vec<&'static str> = by_word
+                        .get(first)
+                        .into_iter()
+                        .flatten()
+                        .filter(|(j, q)| {
+                            organs[*j].name != organ.name
+                                && q.len() > p.len()
+                                && phrase_within(q, p)
+                        })
+                        .map(|(_, q)| *q)
                         .collect();
                     organ_within.insert((i, *p), within);
                 }
@@ -509,5 +530,27 @@ mod tests {
         assert!(phrase_within("bones of the bone", "bone"));
         assert!(phrase_within("the head and neck", "head and neck"));
         assert!(!phrase_within("the head and necks", "head and neck"));
+    }
+
+    #[test]
+    fn the_organ_index_holds_every_longer_phrase_of_another_organ() {
+        let lexicon = super::KNOWLEDGE.lexicon;
+        let index = lexicon.index();
+        let mut found = 0;
+        for (i, organ) in lexicon.organs.iter().enumerate() {
+            for p in organ.phrases {
+                // Every pair of phrases compared.
+                let expected: Vec<&str> = lexicon
+                    .organs
+                    .iter()
+                    .filter(|other| other.name != organ.name)
+                    .flat_map(|other| other.phrases.iter().copied())
+                    .filter(|q| q.len() > p.len() && phrase_within(q, p))
+                    .collect();
+                assert_eq!(index.organ_within[&(i, *p)], expected, "{p}");
+                found += expected.len();
+            }
+        }
+        assert!(found > 0);
     }
 }
