@@ -3,14 +3,15 @@
 # the JavaScript Workers a user would write instead (MiniSearch, benches/minisearch, and
 # FlexSearch, benches/flexsearch), all in one plain `workerd` process with no proxy, under the same wrk load; then, in that same process,
 # grounded context over whole pasted reports (benches/reports, about 200 to 20,000
-# characters); then isolate memory and cold start, each service alone; then the old figures
+# characters); then isolate memory and cold start, each service alone, and the longest report's
+# first grounding in a fresh process; then the old figures
 # behind `wrangler dev` as a secondary row. Prints markdown tables. Not part of `make test`:
 # nothing here asserts a time.
 #
 # BENCH_DURATION (default 10s) is the length of each wrk run; BENCH_SKIP_WRANGLER=1 leaves out
 # the wrangler dev rows, BENCH_SKIP_HOST=1 the host microbenchmarks, BENCH_SKIP_CONTEXT=1 the
 # grounding of whole reports (its host table and its workerd rows), BENCH_SKIP_MEMORY=1 cold
-# start and memory; BENCH_NO_BUILD=1 reuses build/ as it is.
+# start, memory and the first grounding; BENCH_NO_BUILD=1 reuses build/ as it is.
 set -euo pipefail
 source "$(dirname "$0")/env.sh"
 source "$(dirname "$0")/bench-lib.sh"
@@ -304,6 +305,40 @@ P=$(free_port)
 mem_row minisearch 0 "$P" "http://127.0.0.1:$P" "$OUT/mixed-minisearch.txt"
 P=$(free_port)
 mem_row flexsearch 0 0 "http://127.0.0.1:$P" "$OUT/mixed-minisearch.txt" "$P"
+# A report's first grounding in a fresh isolate builds what grounding keeps for the isolate's
+# life (the lexicon's phrase indexes, the index's term table, each system's logic as it is first
+# needed), so it costs more than the warm rows above. Three fresh radref processes, each
+# answering health first (its wasm instantiated), then the longest report three times, one
+# request at a time: the latency of each. (Not the process CPU: the runtime compiles the hot
+# wasm functions again, optimised, on threads of its own while the first requests run.)
+LONGEST=$(ls -S benches/reports/*.txt | head -1)
+printf '\n| fresh radref process | %s: first grounding ms | second ms | third ms |\n|---|---:|---:|---:|\n' "$(basename "$LONGEST")"
+for n in 1 2 3; do
+    P=$(free_port)
+    config "$OUT/cold-ground.capnp" "$P" 0
+    cold_start cold-ground "http://127.0.0.1:$P"
+    python3 - "http://127.0.0.1:$P" "$LONGEST" "$n" <<'PY' || die "radref_ground on a fresh process"
+import json, sys, time, urllib.request
+base, path, n = sys.argv[1], sys.argv[2], sys.argv[3]
+text = open(path, encoding="utf-8").read()
+body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                   "params": {"name": "radref_ground", "arguments": {"text": text}}}).encode()
+row = []
+for i in range(3):
+    request = urllib.request.Request(f"{base}/mcp", data=body, headers={
+        "Content-Type": "application/json", "Accept": "application/json, text/event-stream"})
+    t0 = time.perf_counter()
+    with urllib.request.urlopen(request) as r:
+        status, raw = r.status, r.read()
+    ms = (time.perf_counter() - t0) * 1000
+    result = json.loads(raw)["result"]
+    if status != 200 or result.get("isError") or not result["structuredContent"]["findings"]:
+        sys.exit(f"{path}: {status} {raw[:300]!r}")
+    row.append(f"{ms:.1f}")
+print(f"| {n} | {' | '.join(row)} |")
+PY
+    stop_workerd
+done
 phase_done
 fi
 
