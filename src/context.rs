@@ -2101,6 +2101,28 @@ mod setting_tests {
     }
 
     #[test]
+    fn arterial_calcification_in_a_trauma_cta_is_not_a_blunt_injury() {
+        let report = "CT ANGIOGRAPHY HEAD AND NECK\n\nCLINICAL HISTORY: Motor vehicle collision, \
+                      trauma.\n\nFINDINGS:\nNeck vessels: Calcification of both carotid siphons \
+                      and of the vertebral arteries. Dissection of the left vertebral artery with \
+                      less than 25% luminal narrowing.\n";
+        let answer = ground(report);
+        let systems_of = |words: &str| -> Vec<&str> {
+            let finding = answer
+                .findings
+                .iter()
+                .find(|f| f.text.contains(words))
+                .unwrap_or_else(|| panic!("{words}: {:?}", answer.findings));
+            finding.systems.iter().map(|s| s.slug).collect()
+        };
+        assert!(!systems_of("carotid siphons").contains(&"biffl-bcvi-1999"));
+        assert_eq!(
+            systems_of("Dissection of the left vertebral")[0],
+            "biffl-bcvi-1999"
+        );
+    }
+
+    #[test]
     fn a_setting_stated_in_the_history_reaches_the_findings() {
         let report = "MRI ABDOMEN\n\nCLINICAL HISTORY: 58-year-old woman with cirrhosis.\n\n\
                       FINDINGS:\nLiver: 1.8 cm observation in segment 7 with arterial \

@@ -414,6 +414,17 @@ mod tests {
     }
 
     #[test]
+    fn an_organ_with_a_clear_fat_plane_to_a_finding_is_ruled_out() {
+        // The aorta is named to say the haematoma does not reach it.
+        let (words, ruled) = read(
+            "Non-displaced fracture of the sternum with a thin retrosternal haematoma and a clear fat plane to the aorta.",
+        );
+        assert_eq!(ruled, ["negated: the aorta (clear fat plane to)"]);
+        assert!(words.contains(&"haematoma".to_string()));
+        assert!(!words.contains(&"aorta".to_string()));
+    }
+
+    #[test]
     fn a_size_compared_with_the_previous_one_is_present() {
         // "previously" puts what follows it in the past, not what came before.
         for text in [
