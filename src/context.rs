@@ -2123,6 +2123,32 @@ mod setting_tests {
     }
 
     #[test]
+    fn a_lung_contusion_is_not_a_nodule() {
+        let report = "CT CHEST WITH CONTRAST\n\nCLINICAL HISTORY: Fall from height.\n\n\
+                      FINDINGS:\nLungs: Patchy consolidation in the right lower lobe adjacent \
+                      to the rib fractures, consistent with pulmonary contusion. An incidental \
+                      8 mm solid nodule in the left upper lobe.\n";
+        let answer = ground(report);
+        let systems_of = |words: &str| -> Vec<&str> {
+            let finding = answer
+                .findings
+                .iter()
+                .find(|f| f.text.contains(words))
+                .unwrap_or_else(|| panic!("{words}: {:?}", answer.findings));
+            finding.systems.iter().map(|s| s.slug).collect()
+        };
+        let contusion = systems_of("pulmonary contusion");
+        for nodule_guideline in ["bts-pulmonary-nodules-2015", "fleischner-2017"] {
+            assert!(!contusion.contains(&nodule_guideline), "{contusion:?}");
+        }
+        let nodule = systems_of("8 mm solid nodule");
+        assert!(
+            ["fleischner-2017", "bts-pulmonary-nodules-2015"].contains(&nodule[0]),
+            "{nodule:?}"
+        );
+    }
+
+    #[test]
     fn a_setting_stated_in_the_history_reaches_the_findings() {
         let report = "MRI ABDOMEN\n\nCLINICAL HISTORY: 58-year-old woman with cirrhosis.\n\n\
                       FINDINGS:\nLiver: 1.8 cm observation in segment 7 with arterial \
