@@ -2149,6 +2149,24 @@ mod setting_tests {
     }
 
     #[test]
+    fn a_treated_condition_is_not_a_treated_cancer() {
+        // Osteoporosis treated with a drug states no post-treatment setting, so a neck finding
+        // of the same report is not weighed for NI-RADS, which is for treated head and neck
+        // cancer; chemoradiation is.
+        let settings = |history: &str| {
+            let report = format!(
+                "CT NECK WITH CONTRAST\n\nCLINICAL HISTORY: {history}\n\nFINDINGS:\n\
+                 Neck: 1.2 cm enhancing node at left level II.\n"
+            );
+            ground(&report).setting.settings
+        };
+        assert!(!settings("Osteoporosis treated with alendronate.").contains(&"post_treatment"));
+        assert!(
+            settings("Chemoradiation for laryngeal cancer in 2023.").contains(&"post_treatment")
+        );
+    }
+
+    #[test]
     fn a_setting_stated_in_the_history_reaches_the_findings() {
         let report = "MRI ABDOMEN\n\nCLINICAL HISTORY: 58-year-old woman with cirrhosis.\n\n\
                       FINDINGS:\nLiver: 1.8 cm observation in segment 7 with arterial \
