@@ -2167,6 +2167,24 @@ mod setting_tests {
     }
 
     #[test]
+    fn renal_cysts_in_the_plural_are_graded_by_bosniak() {
+        let report = "CT ABDOMEN WITH CONTRAST\n\nFINDINGS:\nKidneys: Bilateral simple cortical \
+                      cysts, the largest 2.6 cm in the right lower pole, thin walled, with fluid \
+                      attenuation and no septa, unchanged.\n";
+        let answer = ground(report);
+        let finding = answer
+            .findings
+            .iter()
+            .find(|f| f.text.contains("cortical cysts"))
+            .unwrap();
+        assert!(
+            finding.systems.iter().any(|s| s.slug == "bosniak-v2019"),
+            "{:?}",
+            finding.systems.iter().map(|s| s.slug).collect::<Vec<_>>()
+        );
+    }
+
+    #[test]
     fn a_setting_stated_in_the_history_reaches_the_findings() {
         let report = "MRI ABDOMEN\n\nCLINICAL HISTORY: 58-year-old woman with cirrhosis.\n\n\
                       FINDINGS:\nLiver: 1.8 cm observation in segment 7 with arterial \
