@@ -2100,6 +2100,16 @@ mod setting_tests {
         answer::ground(&KNOWLEDGE, &query)
     }
 
+    /// The systems of the answer's finding whose text holds `words`.
+    fn systems_of<'a>(answer: &'a Grounding, words: &str) -> Vec<&'a str> {
+        let finding = answer
+            .findings
+            .iter()
+            .find(|f| f.text.contains(words))
+            .unwrap_or_else(|| panic!("{words}: {:?}", answer.findings));
+        finding.systems.iter().map(|s| s.slug).collect()
+    }
+
     #[test]
     fn arterial_calcification_in_a_trauma_cta_is_not_a_blunt_injury() {
         let report = "CT ANGIOGRAPHY HEAD AND NECK\n\nCLINICAL HISTORY: Motor vehicle collision, \
@@ -2107,17 +2117,9 @@ mod setting_tests {
                       and of the vertebral arteries. Dissection of the left vertebral artery with \
                       less than 25% luminal narrowing.\n";
         let answer = ground(report);
-        let systems_of = |words: &str| -> Vec<&str> {
-            let finding = answer
-                .findings
-                .iter()
-                .find(|f| f.text.contains(words))
-                .unwrap_or_else(|| panic!("{words}: {:?}", answer.findings));
-            finding.systems.iter().map(|s| s.slug).collect()
-        };
-        assert!(!systems_of("carotid siphons").contains(&"biffl-bcvi-1999"));
+        assert!(!systems_of(&answer, "carotid siphons").contains(&"biffl-bcvi-1999"));
         assert_eq!(
-            systems_of("Dissection of the left vertebral")[0],
+            systems_of(&answer, "Dissection of the left vertebral")[0],
             "biffl-bcvi-1999"
         );
     }
@@ -2129,19 +2131,11 @@ mod setting_tests {
                       to the rib fractures, consistent with pulmonary contusion. An incidental \
                       8 mm solid nodule in the left upper lobe.\n";
         let answer = ground(report);
-        let systems_of = |words: &str| -> Vec<&str> {
-            let finding = answer
-                .findings
-                .iter()
-                .find(|f| f.text.contains(words))
-                .unwrap_or_else(|| panic!("{words}: {:?}", answer.findings));
-            finding.systems.iter().map(|s| s.slug).collect()
-        };
-        let contusion = systems_of("pulmonary contusion");
+        let contusion = systems_of(&answer, "pulmonary contusion");
         for nodule_guideline in ["bts-pulmonary-nodules-2015", "fleischner-2017"] {
             assert!(!contusion.contains(&nodule_guideline), "{contusion:?}");
         }
-        let nodule = systems_of("8 mm solid nodule");
+        let nodule = systems_of(&answer, "8 mm solid nodule");
         assert!(
             ["fleischner-2017", "bts-pulmonary-nodules-2015"].contains(&nodule[0]),
             "{nodule:?}"
@@ -2172,16 +2166,8 @@ mod setting_tests {
                       cysts, the largest 2.6 cm in the right lower pole, thin walled, with fluid \
                       attenuation and no septa, unchanged.\n";
         let answer = ground(report);
-        let finding = answer
-            .findings
-            .iter()
-            .find(|f| f.text.contains("cortical cysts"))
-            .unwrap();
-        assert!(
-            finding.systems.iter().any(|s| s.slug == "bosniak-v2019"),
-            "{:?}",
-            finding.systems.iter().map(|s| s.slug).collect::<Vec<_>>()
-        );
+        let systems = systems_of(&answer, "cortical cysts");
+        assert!(systems.contains(&"bosniak-v2019"), "{systems:?}");
     }
 
     #[test]
