@@ -2155,6 +2155,9 @@ mod setting_tests {
             ground(&report).setting.settings
         };
         assert!(!settings("Osteoporosis treated with alendronate.").contains(&"post_treatment"));
+        // Nor does any procedure the patient is status post.
+        assert!(!settings("S/p cholecystectomy.").contains(&"post_treatment"));
+        assert!(!settings("Status post appendectomy.").contains(&"post_treatment"));
         assert!(
             settings("Chemoradiation for laryngeal cancer in 2023.").contains(&"post_treatment")
         );
