@@ -1,5 +1,5 @@
 # radref: the two commands a newcomer needs are `make dev` and `make test`.
-.PHONY: dev test setup fmt clean corpus-check bench bench-scale key revoke-key simulate receiver
+.PHONY: dev test setup fmt clean corpus-check bench bench-scale profile key revoke-key simulate receiver
 
 ## Install what is missing, migrate the local D1 database and serve on 127.0.0.1:8787.
 dev:
@@ -34,6 +34,11 @@ bench:
 ## with size, build time, cold start, memory and search latency at each, and a deploy dry run.
 bench-scale:
 	@scripts/bench-scale.sh
+
+## Where the CPU goes: a release build with function names kept, sampled in plain workerd
+## through its inspector while wrk loads the search route, then the grounding of a long report.
+profile:
+	@scripts/profile.sh
 
 ## Create an API key: make key NAME=<label> [USER_ID=<user id>] [SCOPES="context templates"] [REMOTE=1]
 key:

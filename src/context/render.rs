@@ -22,14 +22,23 @@ const MAX_RULED_OUT_SHOWN: usize = 16;
 const FOOTER_RESERVE: usize = 120;
 
 /// The text on one line, cut at `max` characters with an ellipsis.
+/// Only the words up to the cut are read: the answer's echo of a 20,000-character report keeps
+/// its first 300.
 fn one_line(s: &str, max: usize) -> String {
-    let flat: String = s.split_whitespace().collect::<Vec<_>>().join(" ");
-    if flat.chars().count() <= max {
-        flat
-    } else {
-        let cut: String = flat.chars().take(max).collect();
-        format!("{cut}…")
+    let mut out = String::new();
+    let mut count = 0;
+    for (i, word) in s.split_whitespace().enumerate() {
+        let space = if i == 0 { "" } else { " " };
+        for c in space.chars().chain(word.chars()) {
+            if count == max {
+                out.push('…');
+                return out;
+            }
+            out.push(c);
+            count += 1;
+        }
     }
+    out
 }
 
 fn draft_flag(verification: Option<Verification>) -> &'static str {
@@ -484,4 +493,38 @@ fn ruled_block(out: &mut String, ruled: &[&FindingContext], phrases: usize) {
         "Ruled out by the text, so not grounded: {}{more}.\n\n",
         shown.join("; ")
     ));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::one_line;
+
+    #[test]
+    fn one_line_flattens_and_cuts() {
+        // What it must equal: the words joined by single spaces, cut at `max` characters with
+        // an ellipsis.
+        let whole = |s: &str, max: usize| {
+            let flat = s.split_whitespace().collect::<Vec<_>>().join(" ");
+            if flat.chars().count() <= max {
+                flat
+            } else {
+                format!("{}…", flat.chars().take(max).collect::<String>())
+            }
+        };
+        let texts = [
+            "",
+            "   ",
+            "a",
+            "  Lungs:\n  no   nodules.\t",
+            "Größe 1,5 cm — hypoechoic, ≥ 70%",
+            "one two three four five six",
+        ];
+        for text in texts {
+            for max in 0..40 {
+                assert_eq!(one_line(text, max), whole(text, max), "{text:?} at {max}");
+            }
+        }
+        assert_eq!(one_line("one  two\nthree", 7), "one two…");
+        assert_eq!(one_line("one  two\nthree", 13), "one two three");
+    }
 }
