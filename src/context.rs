@@ -2083,7 +2083,7 @@ mod report_set {
         assert!(ratio(pos_ok, pos) >= 0.99, "{figures}");
         assert!(ratio(out_ok, out) >= 0.97, "{figures}");
         assert!(ratio(sal_ok, sal) >= 0.93, "{figures}");
-        assert!(ratio(grp_ok, grp) >= 0.92, "{figures}");
+        assert!(ratio(grp_ok, grp) >= 0.95, "{figures}");
     }
 }
 
@@ -2140,6 +2140,48 @@ mod setting_tests {
             ["fleischner-2017", "bts-pulmonary-nodules-2015"].contains(&nodule[0]),
             "{nodule:?}"
         );
+    }
+
+    #[test]
+    fn a_lung_contusion_in_ground_glass_is_not_a_nodule() {
+        // "Lungs" and "fractures" mean "lung" and "fracture" too, and "ground glass" is a
+        // nodule's word: the injury still outweighs them.
+        let report = "CT CHEST ABDOMEN PELVIS WITH CONTRAST\n\nCLINICAL HISTORY: Motor vehicle \
+                      collision.\n\nFINDINGS:\nLungs: Patchy ground glass and consolidation in \
+                      the posterior segment of the right lower lobe and the lateral segment of \
+                      the middle lobe, adjacent to the rib fractures, consistent with pulmonary \
+                      contusion. An 8 mm solid nodule in the left upper lobe.\n";
+        let answer = ground(report);
+        assert_eq!(
+            systems_of(&answer, "pulmonary contusion"),
+            Vec::<&str>::new()
+        );
+        assert!(systems_of(&answer, "8 mm solid nodule").contains(&"bts-pulmonary-nodules-2015"));
+    }
+
+    #[test]
+    fn lung_rads_is_for_nodules_found_at_screening() {
+        let nodule = "8 mm solid nodule in the RUL, anterior segment, with smooth margins \
+                      (series 3, image 48).";
+        let routine = format!(
+            "CT CHEST WITH CONTRAST\n\nCLINICAL HISTORY: Cough.\n\nFINDINGS:\nLungs: {nodule}\n"
+        );
+        let systems = systems_of(&ground(&routine), "8 mm solid nodule").join(" ");
+        assert!(!systems.contains("lung-rads"), "{systems}");
+        let screening =
+            format!("LOW DOSE CT CHEST FOR LUNG CANCER SCREENING\n\nFINDINGS:\nLungs: {nodule}\n");
+        let answer = ground(&screening);
+        let systems = systems_of(&answer, "8 mm solid nodule");
+        assert_eq!(systems[0], "acr-lung-rads-v2022", "{systems:?}");
+    }
+
+    #[test]
+    fn a_plural_finding_reaches_the_system_of_its_singular() {
+        let report = "MRCP\n\nFINDINGS:\nKidneys: Both kidneys contain several simple cysts, the \
+                      largest 2.2 cm in the right lower pole, T2 homogeneously hyperintense.\n";
+        let answer = ground(report);
+        let systems = systems_of(&answer, "several simple cysts");
+        assert!(systems.contains(&"bosniak-v2019"), "{systems:?}");
     }
 
     #[test]

@@ -337,6 +337,27 @@ struct Expand {
     prefix: bool,
     /// The term is a single word typed by the user (joined terms are not fuzzed).
     fuzzy: bool,
+    /// A plural also means its singular ("cysts" a "cyst"): a report's findings are written
+    /// in the plural where a guideline's text names one.
+    singular: bool,
+}
+
+/// The singular of an English plural, when the word looks like one ("cysts", "arteries",
+/// "masses"); not for words ending in "ss", "us" or "is" ("mass", "status", "metastasis").
+fn singular_of(word: &str) -> Option<String> {
+    if word.len() < 4 || !word.ends_with('s') {
+        return None;
+    }
+    if let Some(stem) = word.strip_suffix("ies") {
+        return Some(format!("{stem}y"));
+    }
+    if let Some(stem) = word.strip_suffix("sses") {
+        return Some(format!("{stem}ss"));
+    }
+    if word.ends_with("ss") || word.ends_with("us") || word.ends_with("is") {
+        return None;
+    }
+    Some(word[..word.len() - 1].to_string())
 }
 
 /// The index terms a query term may mean.
@@ -350,6 +371,17 @@ fn candidates(map: &Map<&'static [u8]>, term: &str, expand: Expand) -> Vec<Candi
             kind: MatchKind::Exact,
             distance: 0,
         });
+    }
+    if expand.singular {
+        let singular = singular_of(term).and_then(|w| exact_key(w.as_bytes()));
+        if let Some((key, id)) = singular {
+            out.push(Candidate {
+                term: key,
+                id,
+                kind: MatchKind::Fuzzy,
+                distance: 1,
+            });
+        }
     }
     let is_number = term.bytes().all(|b| b.is_ascii_digit() || b == b'.');
     if expand.prefix && term.len() >= 3 && !is_number {
@@ -693,7 +725,14 @@ pub fn rank(query: &str, limit: usize, typos: bool) -> Ranking {
 
 /// [`rank`] of a query already cut into its folded words.
 pub fn rank_words(words: &[Word], limit: usize, typos: bool) -> Ranking {
-    rank_terms(words, text::identity_terms_of(words), words, limit, typos)
+    rank_terms(
+        words,
+        text::identity_terms_of(words),
+        words,
+        limit,
+        typos,
+        false,
+    )
 }
 
 /// The ranking of a finding of a report, cut into its folded words: its words match exactly
@@ -707,17 +746,19 @@ pub fn rank_finding(words: &[Word], limit: usize) -> Ranking {
         .filter(|w| !text::is_stopword(w))
         .cloned()
         .collect();
-    rank_terms(words, terms, &content, limit, false)
+    rank_terms(words, terms, &content, limit, false, true)
 }
 
 /// [`rank_words`] of the terms chosen from `words`, of which `counted` are those a document
-/// must match all of to be found by the whole query.
+/// must match all of to be found by the whole query; with `singular`, a plural term also
+/// matches its singular.
 fn rank_terms(
     words: &[Word],
     terms: Vec<Word>,
     counted: &[Word],
     limit: usize,
     typos: bool,
+    singular: bool,
 ) -> Ranking {
     if terms.is_empty() {
         return Ranking::default();
@@ -735,18 +776,23 @@ fn rank_terms(
         let reached = cell.get_or_insert_with(Reached::new);
         reached.start(distinct);
         let last_word = words.last().map(Word::as_str);
-        rank_in(reached, &map, last_word, terms, &query_words, &typos, limit)
+        let expand = |term: &str| Expand {
+            prefix: last_word.is_some_and(|w| term.ends_with(w)),
+            fuzzy: typos.contains(term),
+            singular,
+        };
+        rank_in(reached, &map, expand, terms, &query_words, limit)
     })
 }
 
-/// [`rank`] with its per-document tables (`reached`, ready for the query).
+/// [`rank`] with its per-document tables (`reached`, ready for the query); `expand` says how
+/// each term may be expanded.
 fn rank_in(
     reached: &mut Reached,
     map: &Map<&'static [u8]>,
-    last_word: Option<&str>,
+    expand: impl Fn(&str) -> Expand,
     terms: Vec<Word>,
     query_words: &QueryWords,
-    typos: &HashSet<&str, FastHash>,
     limit: usize,
 ) -> Ranking {
     let distinct = query_words.slots.len();
@@ -756,12 +802,8 @@ fn rank_in(
     let mut touched = std::mem::take(&mut reached.touched);
     let mut accounted_for: Vec<usize> = Vec::new();
     for (t, term) in terms.iter().enumerate() {
-        let expand = Expand {
-            prefix: last_word.is_some_and(|w| term.ends_with(w)),
-            fuzzy: typos.contains(term.as_str()),
-        };
         let first = candidates_seen.len();
-        candidates_seen.extend(candidates(map, term, expand));
+        candidates_seen.extend(candidates(map, term, expand(term)));
         for (i, c) in candidates_seen.iter().enumerate().skip(first) {
             let quality = c.kind.quality(c.distance);
             for p in read_postings(POSTINGS, c.id) {
@@ -1317,11 +1359,23 @@ mod tests {
     /// A typo one edit from index terms means those terms: the walk at two edits (several
     /// times the work) is taken only for a word with no term one edit away.
     #[test]
+    fn a_plural_names_its_singular() {
+        assert_eq!(singular_of("cysts").as_deref(), Some("cyst"));
+        assert_eq!(singular_of("arteries").as_deref(), Some("artery"));
+        assert_eq!(singular_of("masses").as_deref(), Some("mass"));
+        assert_eq!(singular_of("nodules").as_deref(), Some("nodule"));
+        for not_plural in ["mass", "status", "metastasis", "cyst", "gas"] {
+            assert_eq!(singular_of(not_plural), None, "{not_plural}");
+        }
+    }
+
+    #[test]
     fn the_nearest_typo_tier_is_walked_first() {
         let fuzzy = |word: &str| -> Vec<(&'static str, u32)> {
             let expand = Expand {
                 prefix: false,
                 fuzzy: true,
+                singular: false,
             };
             candidates(&index(), word, expand)
                 .into_iter()
