@@ -25,17 +25,19 @@ const FOOTER_RESERVE: usize = 120;
 /// Only the words up to the cut are read: the answer's echo of a 20,000-character report keeps
 /// its first 300.
 fn one_line(s: &str, max: usize) -> String {
-    let mut out = String::new();
+    let mut out = String::with_capacity(s.len().min(max.saturating_mul(4)) + '…'.len_utf8());
     let mut count = 0;
     for (i, word) in s.split_whitespace().enumerate() {
         let space = if i == 0 { "" } else { " " };
-        for c in space.chars().chain(word.chars()) {
-            if count == max {
-                out.push('…');
-                return out;
-            }
-            out.push(c);
-            count += 1;
+        let n = space.len() + word.chars().count();
+        if count + n <= max {
+            out.push_str(space);
+            out.push_str(word);
+            count += n;
+        } else {
+            out.extend(space.chars().chain(word.chars()).take(max - count));
+            out.push('…');
+            return out;
         }
     }
     out
