@@ -2173,6 +2173,9 @@ mod setting_tests {
         let answer = ground(&screening);
         let systems = systems_of(&answer, "8 mm solid nodule");
         assert_eq!(systems[0], "acr-lung-rads-v2022", "{systems:?}");
+        // A report that grades a nodule with Lung-RADS is a screening report.
+        let graded = format!("CT CHEST\n\nFINDINGS:\nLungs: {nodule} Lung-RADS 4A.\n");
+        assert!(ground(&graded).setting.settings.contains(&"screening"));
     }
 
     #[test]
