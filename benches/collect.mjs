@@ -7,35 +7,16 @@
 // depended on how many requests the rows before it had left behind. The bench's workerd config
 // exposes V8's `gc()` (`v8Flags`); the inspector's own HeapProfiler.collectGarbage never answers
 // in workerd.
+import { session, targets } from "./inspector.mjs";
+
 const [address] = process.argv.slice(2);
-const targets = await (await fetch(`http://${address}/json/list`)).json();
-for (const target of targets) {
-  const socket = new WebSocket(target.webSocketDebuggerUrl);
-  await new Promise((resolve, reject) => {
-    socket.onopen = resolve;
-    socket.onerror = () => reject(new Error(`cannot reach the inspector of ${target.title}`));
-  });
-  let id = 0;
-  let context = null;
-  const pending = new Map();
-  socket.onmessage = (message) => {
-    const reply = JSON.parse(message.data);
-    if (reply.method === "Runtime.executionContextCreated") {
-      context = reply.params.context.id;
-    }
-    pending.get(reply.id)?.(reply);
-    pending.delete(reply.id);
-  };
-  const call = (method, params = {}) =>
-    new Promise((resolve) => {
-      pending.set(++id, resolve);
-      socket.send(JSON.stringify({ id, method, params }));
-    });
+for (const target of await targets(address)) {
+  const { call, context, close } = await session(target);
   // Runtime.enable reports the isolate's context, in which `gc()` is evaluated.
   await call("Runtime.enable");
-  const reply = await call("Runtime.evaluate", { expression: "gc()", contextId: context });
+  const reply = await call("Runtime.evaluate", { expression: "gc()", contextId: context() });
   await call("Runtime.disable");
-  socket.close();
+  close();
   if (reply.error || reply.result?.exceptionDetails) {
     console.error(`gc() in ${target.title}: ${JSON.stringify(reply.error ?? reply.result.exceptionDetails)}`);
     process.exit(1);

@@ -5,41 +5,26 @@
 // The profile is V8's sampling profiler (every 100 µs), the one browsers' devtools read: OUT can
 // be opened there too. Shares are of the samples in which the isolate was busy (not idle).
 import { writeFileSync } from "node:fs";
+import { session, targets } from "./inspector.mjs";
 
 const [address, seconds, out, rows = "25"] = process.argv.slice(2);
 if (!address || !seconds || !out) {
   console.error("usage: node benches/profile.mjs HOST:PORT SECONDS OUT.cpuprofile [ROWS]");
   process.exit(2);
 }
-const targets = await (await fetch(`http://${address}/json/list`)).json();
-const target = targets.find((t) => /radref/.test(t.title));
+const all = await targets(address);
+const target = all.find((t) => /radref/.test(t.title));
 if (!target) {
-  console.error(`no radref isolate among ${targets.map((t) => t.title).join(", ")}`);
+  console.error(`no radref isolate among ${all.map((t) => t.title).join(", ")}`);
   process.exit(1);
 }
-const socket = new WebSocket(target.webSocketDebuggerUrl);
-await new Promise((resolve, reject) => {
-  socket.onopen = resolve;
-  socket.onerror = () => reject(new Error(`cannot reach the inspector of ${target.title}`));
-});
-let id = 0;
-const pending = new Map();
-socket.onmessage = (message) => {
-  const reply = JSON.parse(message.data);
-  pending.get(reply.id)?.(reply);
-  pending.delete(reply.id);
-};
-const call = (method, params = {}) =>
-  new Promise((resolve) => {
-    pending.set(++id, resolve);
-    socket.send(JSON.stringify({ id, method, params }));
-  });
+const { call, close } = await session(target);
 await call("Profiler.enable");
 await call("Profiler.setSamplingInterval", { interval: 100 });
 await call("Profiler.start");
 await new Promise((resolve) => setTimeout(resolve, Number(seconds) * 1000));
 const reply = await call("Profiler.stop");
-socket.close();
+close();
 if (reply.error) {
   console.error(`Profiler.stop: ${JSON.stringify(reply.error)}`);
   process.exit(1);
