@@ -185,26 +185,7 @@ REPORTS=(benches/reports/*.txt)
 # says how many it ranked, + how many more it had. A grounding spends
 # 1 + (chars - 1) / 500 units of the per-client rate limit, so the bench config's limit must
 # be far above what these rows spend (benches/ground.lua stops the run at the first 429).
-python3 - "$R" "${REPORTS[@]}" >"$OUT/reports.tsv" <<'PY' || die "radref_ground on benches/reports"
-import json, sys, urllib.request
-base, files = sys.argv[1], sys.argv[2:]
-for path in files:
-    text = open(path, encoding="utf-8").read()
-    body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-                       "params": {"name": "radref_ground", "arguments": {"text": text}}})
-    request = urllib.request.Request(f"{base}/mcp", data=body.encode(), headers={
-        "Content-Type": "application/json", "Accept": "application/json, text/event-stream"})
-    with urllib.request.urlopen(request) as r:
-        status, raw = r.status, r.read()
-    result = json.loads(raw)["result"]
-    answer = result["structuredContent"]
-    if status != 200 or result.get("isError") or not answer["findings"]:
-        sys.exit(f"{path}: {status} {raw[:300]!r}")
-    found = sum(1 for f in answer["findings"] if f["assertion"] in ("present", "possible"))
-    more = answer.get("more_findings", 0)
-    units = 1 + (len(text) - 1) // 500
-    print(f"{path}\t{len(text)}\t{found}{f' + {more}' if more else ''}\t{len(raw)}\t{units}")
-PY
+python3 benches/ground.py table "$R" "${REPORTS[@]}" >"$OUT/reports.tsv" || die "radref_ground on benches/reports"
 mapfile -t ROWS <"$OUT/reports.tsv"
 # Warm-up: each report under load for a second, so the grounding code is compiled before any
 # row; then two seconds as the first row runs (the shortest report, 1 connection). Each row
@@ -317,26 +298,7 @@ for n in 1 2 3; do
     P=$(free_port)
     config "$OUT/cold-ground.capnp" "$P" 0
     cold_start cold-ground "http://127.0.0.1:$P"
-    python3 - "http://127.0.0.1:$P" "$LONGEST" "$n" <<'PY' || die "radref_ground on a fresh process"
-import json, sys, time, urllib.request
-base, path, n = sys.argv[1], sys.argv[2], sys.argv[3]
-text = open(path, encoding="utf-8").read()
-body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-                   "params": {"name": "radref_ground", "arguments": {"text": text}}}).encode()
-row = []
-for i in range(3):
-    request = urllib.request.Request(f"{base}/mcp", data=body, headers={
-        "Content-Type": "application/json", "Accept": "application/json, text/event-stream"})
-    t0 = time.perf_counter()
-    with urllib.request.urlopen(request) as r:
-        status, raw = r.status, r.read()
-    ms = (time.perf_counter() - t0) * 1000
-    result = json.loads(raw)["result"]
-    if status != 200 or result.get("isError") or not result["structuredContent"]["findings"]:
-        sys.exit(f"{path}: {status} {raw[:300]!r}")
-    row.append(f"{ms:.1f}")
-print(f"| {n} | {' | '.join(row)} |")
-PY
+    python3 benches/ground.py fresh "http://127.0.0.1:$P" "$LONGEST" "$n" || die "radref_ground on a fresh process"
     stop_workerd
 done
 phase_done
