@@ -253,6 +253,9 @@ pub struct Finding {
     pub groups: Vec<findings::Group>,
     /// Findings past [`findings::MAX_FINDINGS`], not grounded.
     pub more_findings: usize,
+    /// The text is answered by its findings (a report of several, or one with headings): the
+    /// systems offered are the findings' systems, each read on the finding it answers.
+    pub by_findings: bool,
     /// The report-wide setting, read once and applied to every finding.
     pub setting: setting::Setting,
     /// The folded words of `read` with their offsets, as the text was cut for its reading (the
@@ -615,7 +618,8 @@ pub fn rank_with_withheld(
     // A report with headings is answered by its findings even when it has one or none (a
     // normal study offers nothing, whatever its history says); a text without headings of a
     // single finding is ranked as a whole, as a one-line finding always was.
-    let (selected, withheld) = if grounded.len() >= 2 || headed {
+    let by_findings = grounded.len() >= 2 || headed;
+    let (selected, withheld) = if by_findings {
         // The systems asked for, scored on what was read, without a search.
         let (asked, _) = score_hits(knowledge, query, &finding, &search::Ranking::default());
         let mut merged: Vec<Selected> = asked.into_iter().filter(|s| s.forced).collect();
@@ -664,6 +668,7 @@ pub fn rank_with_withheld(
     };
     finding.groups = groups;
     finding.more_findings = more;
+    finding.by_findings = by_findings;
     (finding, selected, withheld)
 }
 
@@ -2108,6 +2113,74 @@ mod setting_tests {
             .find(|f| f.text.contains(words))
             .unwrap_or_else(|| panic!("{words}: {:?}", answer.findings));
         finding.systems.iter().map(|s| s.slug).collect()
+    }
+
+    /// A report's system is read on a finding that offers it, never on the whole report: the
+    /// whole text read at once gave the adrenal paper the 5 mm of a lung nodule ("smaller than
+    /// 1 cm: no work-up" for a 1.9 cm adrenal nodule) and BTS the 11 mm of a thyroid nodule.
+    #[test]
+    fn a_reports_system_is_read_on_the_finding_that_offers_it() {
+        use crate::corpus::evaluate::Given;
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/");
+        let read = |file: &str| std::fs::read_to_string(format!("{dir}{file}")).unwrap();
+        let system = |answer: &Grounding, slug: &str| {
+            let found = answer.systems.iter().find(|s| s.slug == slug);
+            found
+                .unwrap_or_else(|| panic!("{slug} not offered"))
+                .clone()
+        };
+        let number = |s: &answer::SystemContext, id: &str| match s.prefilled.get(id) {
+            Some(Given::Number(n)) => *n,
+            other => panic!("{}: {id} = {other:?}", s.slug),
+        };
+        let incidentals = ground(&read(
+            "tests/fixtures/reports/31-ct-ap-diverticulitis-aaa-incidentals.txt",
+        ));
+        let adrenal = system(&incidentals, "acr-if-adrenal-2017");
+        assert_eq!(number(&adrenal, "size_cm"), 1.9);
+        assert!(
+            adrenal
+                .decided
+                .iter()
+                .all(|d| !d.answer.contains("no-workup")),
+            "{:?}",
+            adrenal
+                .decided
+                .iter()
+                .map(|d| &d.answer)
+                .collect::<Vec<_>>()
+        );
+        let cyst = system(&incidentals, "acr-if-pancreatic-cyst-2017");
+        assert_eq!(number(&cyst, "cyst_size_cm"), 1.4);
+        let trauma = ground(&read("benches/reports/6-ct-trauma-whole-body.txt"));
+        assert_eq!(
+            number(&system(&trauma, "acr-if-adrenal-2017"), "size_cm"),
+            2.4
+        );
+        assert_eq!(
+            number(
+                &system(&trauma, "bts-pulmonary-nodules-2015"),
+                "max_diameter_mm"
+            ),
+            8.0
+        );
+        // Each such system names the finding it was read on, which offers it; a text of one
+        // finding is read whole and names none.
+        for answer in [&incidentals, &trauma] {
+            for s in answer.systems.iter().filter(|s| !s.prefilled.is_empty()) {
+                let span = s.prefilled_from.unwrap_or_else(|| panic!("{}", s.slug));
+                let source = answer.findings.iter().find(|f| f.span == span).unwrap();
+                assert!(
+                    source.systems.iter().any(|o| o.slug == s.slug),
+                    "{}",
+                    s.slug
+                );
+            }
+        }
+        let one = ground("Incidental 6 mm solid lung nodule in a 61-year-old never-smoker.");
+        let fleischner = system(&one, "fleischner-2017");
+        assert_eq!(number(&fleischner, "size_mm"), 6.0);
+        assert_eq!(fleischner.prefilled_from, None);
     }
 
     #[test]

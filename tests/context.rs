@@ -503,3 +503,72 @@ fn a_report_is_grounded_per_finding_with_its_setting_and_budget() {
     assert_eq!(bad.status, 400);
     assert!(bad.json()["error"].as_str().unwrap().contains("max_tokens"));
 }
+
+/// Over HTTP, a report's systems are filled in from the finding that offers each, and say
+/// which: the adrenal paper reads the 1.9 cm adrenal nodule, not the report's other sizes, and
+/// its evaluate link carries that size.
+#[test]
+fn a_reports_systems_are_filled_in_from_their_own_findings() {
+    let report = include_str!("fixtures/reports/31-ct-ap-diverticulitis-aaa-incidentals.txt");
+    let body = serde_json::json!({ "text": report, "verified": false, "format": "markdown",
+        "max_tokens": 16000 });
+    let reply = send(
+        "POST",
+        "/api/v1/context",
+        &[
+            ("Authorization", &bearer(CONTEXT_KEY)),
+            ("Content-Type", "application/json"),
+            ("CF-Connecting-IP", &crate::support::fresh_ip()),
+        ],
+        Some(body.to_string().as_bytes()),
+    );
+    assert_eq!(reply.status, 200, "{}", reply.body);
+    let markdown = reply.body;
+    let call = serde_json::json!({ "jsonrpc": "2.0", "id": 1, "method": "tools/call",
+        "params": { "name": "radref_ground", "arguments": { "text": report, "verified": false } } });
+    let reply = send(
+        "POST",
+        "/mcp",
+        &[
+            ("Content-Type", "application/json"),
+            ("CF-Connecting-IP", &crate::support::fresh_ip()),
+        ],
+        Some(call.to_string().as_bytes()),
+    );
+    assert_eq!(reply.status, 200, "{}", reply.body);
+    let answer = reply.json()["result"]["structuredContent"].clone();
+    let adrenal = answer["systems"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["slug"] == "acr-if-adrenal-2017")
+        .expect("the adrenal paper is offered")
+        .clone();
+    assert_eq!(adrenal["prefilled"]["size_cm"], 1.9, "{adrenal}");
+    let span = &adrenal["prefilled_from"];
+    let source = answer["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| &f["span"] == span)
+        .expect("prefilled_from is a finding's span");
+    let text = source["text"].as_str().unwrap();
+    assert!(text.contains("1.9 cm left adrenal nodule"), "{text}");
+    assert!(source["systems"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|s| s["slug"] == "acr-if-adrenal-2017"));
+    let link = adrenal["links"]["evaluate"].as_str().unwrap();
+    assert!(link.contains("size_cm=1.9"), "{link}");
+    // The markdown block quotes the finding it filled the system in from.
+    let quoted = format!("(what the finding \"{}", &text[..30]);
+    assert!(
+        markdown
+            .lines()
+            .any(|l| l.contains("/systems/acr-if-adrenal-2017/evaluate")
+                && l.contains(&quoted)
+                && l.contains("filled in")),
+        "{markdown}"
+    );
+}

@@ -300,6 +300,12 @@ pub struct SystemContext {
     pub outcomes: Vec<OutcomeContext>,
     /// The evaluator inputs the finding states.
     pub prefilled: BTreeMap<String, Given>,
+    /// Where a report's inputs were read from: the `[start, end)` span of the finding that
+    /// offers this system and states the most of what its evaluator needs (the first such,
+    /// impression first), so one finding's size is never read as another's. Absent when the whole text was read (a
+    /// one-finding text, or a system only the request asked for).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub prefilled_from: Option<[usize; 2]>,
     pub decided: Vec<Decided>,
     pub missing_inputs: Vec<MissingInput>,
     /// The references the shown lines cite, by id, as one citation string each.
@@ -441,15 +447,14 @@ impl Evaluated {
 /// One selected system's context. A compact one carries the rules that decide and the
 /// outcomes matched or decided (or the first few), not every unit's rules.
 fn system_context(
-    knowledge: &Knowledge,
     sel: &Selected,
-    finding: &prefill::Reading,
+    evaluated: Option<&Evaluated>,
+    prefilled_from: Option<[usize; 2]>,
     verified: bool,
     detail: Detail,
 ) -> SystemContext {
     let system = sel.system;
     let logic = compiled::logic(sel.index);
-    let evaluated = logic.map(|l| Evaluated::of(knowledge, l, finding, None));
     let mut keep = Keep {
         verified,
         withheld: 0,
@@ -458,7 +463,6 @@ fn system_context(
     let mut matched: Vec<&str> = sel.matched_codes.clone();
     let mut decided_codes: Vec<&str> = Vec::new();
     let decided_units: Vec<(&str, Option<usize>)> = evaluated
-        .as_ref()
         .and_then(|e| e.evaluation.as_ref())
         .map(|e| {
             e.units
@@ -468,7 +472,7 @@ fn system_context(
                 .collect()
         })
         .unwrap_or_default();
-    if let Some(e) = evaluated.as_ref().and_then(|e| e.evaluation.as_ref()) {
+    if let Some(e) = evaluated.and_then(|e| e.evaluation.as_ref()) {
         for u in e.units.iter().filter(|u| u.status == UnitStatus::Decided) {
             if let Some(o) = u.outcome {
                 decided_codes.push(&o.code);
@@ -560,15 +564,10 @@ fn system_context(
         scope,
         decision_units: units,
         outcomes,
-        prefilled: evaluated
-            .as_ref()
-            .map(|e| e.prefilled.clone())
-            .unwrap_or_default(),
-        decided: evaluated
-            .as_ref()
-            .map(Evaluated::decided)
-            .unwrap_or_default(),
-        missing_inputs: match (&evaluated, logic) {
+        prefilled: evaluated.map(|e| e.prefilled.clone()).unwrap_or_default(),
+        prefilled_from: evaluated.and(prefilled_from),
+        decided: evaluated.map(Evaluated::decided).unwrap_or_default(),
+        missing_inputs: match (evaluated, logic) {
             (Some(e), Some(l)) => e.missing(l),
             _ => Vec::new(),
         },
@@ -577,7 +576,7 @@ fn system_context(
         links: Links {
             system: format!("/api/v1/systems/{}", system.slug),
             evaluate: evaluated
-                .map(|e| e.link)
+                .map(|e| e.link.clone())
                 .unwrap_or_else(|| format!("/api/v1/systems/{}/evaluate", system.slug)),
         },
         withheld_note: (withheld > 0).then(|| {
@@ -633,37 +632,60 @@ pub fn reference(slug: &str, id: &str) -> Option<String> {
         .map(cite)
 }
 
-/// What a finding's first system's evaluator makes of the finding's own words (`words`, with
-/// their offsets in `original`): the inputs read, the inputs missing, the units decided.
-fn finding_evaluation(
-    knowledge: &Knowledge,
-    systems: &[Selected],
-    words: &[text::Span],
-    report_age: &[text::Span],
-    original: &[char],
-) -> (Vec<ReadInput>, Vec<MissingInput>, Option<FindingEvaluation>) {
-    let Some(logic) = systems
+/// A finding's words as its evaluations read them: the patient's age where the report states
+/// it, then the finding's own words, each with its offsets in the submitted text, folded, and
+/// whether a minus sign stands right before it.
+struct FindingWords {
+    spans: Vec<text::Span>,
+    folded: Vec<Word>,
+    negative: Vec<bool>,
+}
+
+impl FindingWords {
+    /// The patient's age where the report states it comes before the finding's words: the
+    /// first age stated is read, so the finding is evaluated at the patient's age, with the
+    /// place the report states it. An age a finding states is most often a guideline's ("no
+    /// further evaluation (<1.5 cm, age >35)"); it counts only when the report states none.
+    fn of(own: Vec<text::Span>, report_age: &[text::Span], original: &[char]) -> FindingWords {
+        let spans: Vec<text::Span> = report_age.iter().cloned().chain(own).collect();
+        FindingWords {
+            folded: spans.iter().map(|w| w.text.clone()).collect(),
+            negative: prefill::minus_signs(&spans, original),
+            spans,
+        }
+    }
+
+    /// What the evaluator of `logic` makes of these words.
+    fn evaluate(&self, knowledge: &Knowledge, logic: &'static Logic) -> Evaluated {
+        let index = text::WordIndex::new(&self.folded);
+        Evaluated::of(
+            knowledge,
+            logic,
+            &prefill::Reading::of(knowledge.lexicon, &index),
+            Some(&self.negative),
+        )
+    }
+}
+
+/// The logic of a finding's first system, when it has decision units to evaluate.
+fn first_logic(systems: &[Selected]) -> Option<&'static Logic> {
+    systems
         .first()
         .and_then(|first| compiled::logic(first.index))
         .filter(|l| !l.decision_units.is_empty())
-    else {
-        return (Vec::new(), Vec::new(), None);
-    };
-    // The patient's age where the report states it, before the finding's words: the first age
-    // stated is read, so the finding is evaluated at the patient's age, with the place the
-    // report states it. An age a finding states is most often a guideline's ("no further
-    // evaluation (<1.5 cm, age >35)"); it counts only when the report states none.
-    let words: Vec<text::Span> = report_age.iter().chain(words).cloned().collect();
-    let words = &words[..];
-    let folded: Vec<Word> = words.iter().map(|w| w.text.clone()).collect();
-    let negative = prefill::minus_signs(words, original);
-    let index = text::WordIndex::new(&folded);
-    let evaluated = Evaluated::of(
-        knowledge,
-        logic,
-        &prefill::Reading::of(knowledge.lexicon, &index),
-        Some(&negative),
-    );
+}
+
+/// What a finding's first system's evaluator makes of the finding's own words (`words`, with
+/// their offsets in `original`; `evaluated`, their evaluation by `logic`): the inputs read, the
+/// inputs missing, the units decided.
+fn finding_evaluation(
+    knowledge: &Knowledge,
+    logic: &'static Logic,
+    words: &FindingWords,
+    evaluated: &Evaluated,
+    original: &[char],
+) -> (Vec<ReadInput>, Vec<MissingInput>, Option<FindingEvaluation>) {
+    let words = &words.spans[..];
     let inputs = evaluated
         .prefilled
         .iter()
@@ -694,7 +716,7 @@ fn finding_evaluation(
     let evaluation = FindingEvaluation {
         slug: &logic.slug,
         decided: evaluated.decided(),
-        link: evaluated.link,
+        link: evaluated.link.clone(),
     };
     (inputs, missing, Some(evaluation))
 }
@@ -740,23 +762,104 @@ pub fn ground(knowledge: &Knowledge, query: &ContextQuery) -> Grounding {
     let original = text::char_vec(&query.text);
     // The evaluator is given what the text asserts, not what it rules out.
     let read = std::mem::take(&mut finding.read_spans);
-    let words: Vec<Word> = read.iter().map(|w| w.text.clone()).collect();
-    let finding_words = text::WordIndex::new(&words);
     let (sizes_mm, age_years) = (finding.sizes_mm(), finding.age_years());
-    // The words are those the whole text was read from (`read_said`): its sizes, age and
-    // organs are known.
-    let reading = prefill::Reading::read(
-        &finding_words,
+    // The patient's age, where the report states it ("78F" in its history): a finding that
+    // states none is evaluated at that age.
+    let report_age: &[text::Span] = finding.age.map_or(&[], |a| &read[a.at..a.end]);
+    // Each finding with systems, read for its evaluations once; its first system's evaluation,
+    // which the answer's system list shares where that system leads it.
+    let finding_words: Vec<Option<FindingWords>> = finding
+        .groups
+        .iter()
+        .map(|g| {
+            (!g.systems.is_empty()).then(|| FindingWords::of(g.words(&read), report_age, &original))
+        })
+        .collect();
+    let first_evaluations: Vec<Option<(&'static Logic, Evaluated)>> = finding
+        .groups
+        .iter()
+        .zip(&finding_words)
+        .map(|(g, words)| {
+            let logic = first_logic(&g.systems)?;
+            Some((logic, words.as_ref()?.evaluate(knowledge, logic)))
+        })
+        .collect();
+    // A report's system is read on a finding that offers it, not on the whole report, which
+    // would give one system another finding's size ("1.1 cm" of the thyroid nodule for the
+    // adrenal one): of the findings that offer it, the one from which its evaluator reads the
+    // most inputs (the findings' line that describes a lesion over the impression's line that
+    // names it), the first of those (impression first). `None` inside: the finding's own
+    // first-system evaluation is the one.
+    let from_findings: Vec<Option<(usize, Option<Evaluated>)>> = selected
+        .iter()
+        .map(|sel| {
+            let logic = compiled::logic(sel.index)?;
+            finding.by_findings.then_some(())?;
+            let mut best: Option<(usize, Option<Evaluated>, usize)> = None;
+            for (g, group) in finding.groups.iter().enumerate() {
+                if !group.assertion.grounded()
+                    || !group.systems.iter().any(|s| s.index == sel.index)
+                {
+                    continue;
+                }
+                let (own, read) = match &first_evaluations[g] {
+                    Some((l, e)) if std::ptr::eq(*l, logic) => (None, e.prefilled.len()),
+                    _ => {
+                        let Some(words) = &finding_words[g] else {
+                            continue;
+                        };
+                        let e = words.evaluate(knowledge, logic);
+                        let read = e.prefilled.len();
+                        (Some(e), read)
+                    }
+                };
+                if best.as_ref().is_none_or(|b| read > b.2) {
+                    best = Some((g, own, read));
+                }
+            }
+            best.map(|(g, own, _)| (g, own))
+        })
+        .collect();
+    // The whole text's reading, for the systems no finding offers.
+    let words: Vec<Word> = if from_findings.iter().any(Option::is_none) {
+        read.iter().map(|w| w.text.clone()).collect()
+    } else {
+        Vec::new()
+    };
+    let whole_index = text::WordIndex::new(&words);
+    let whole = prefill::Reading::read(
+        &whole_index,
         std::mem::take(&mut finding.sizes),
         finding.age,
         finding.organs.clone(),
     );
-    // The patient's age, where the report states it ("78F" in its history): a finding that
-    // states none is evaluated at that age.
-    let report_age: &[text::Span] = reading.age_words().map_or(&[], |(at, end)| &read[at..end]);
+    let whole_evaluations: Vec<Option<Evaluated>> = selected
+        .iter()
+        .zip(&from_findings)
+        .map(|(sel, chosen)| match chosen {
+            Some(_) => None,
+            None => Some(Evaluated::of(
+                knowledge,
+                compiled::logic(sel.index)?,
+                &whole,
+                None,
+            )),
+        })
+        .collect();
     let systems = selected
         .iter()
-        .map(|sel| system_context(knowledge, sel, &reading, query.verified, query.detail))
+        .zip(from_findings.iter().zip(&whole_evaluations))
+        .map(|(sel, (chosen, whole))| {
+            let (evaluated, from) = match chosen {
+                Some((g, own)) => (
+                    own.as_ref()
+                        .or_else(|| first_evaluations[*g].as_ref().map(|(_, e)| e)),
+                    Some(finding.groups[*g].span),
+                ),
+                None => (whole.as_ref(), None),
+            };
+            system_context(sel, evaluated, from, query.verified, query.detail)
+        })
         .collect();
     let nothing = crate::input::is_blank(&query.text) && query.systems.is_empty();
     let mut answer = Grounding {
@@ -787,9 +890,14 @@ pub fn ground(knowledge: &Knowledge, query: &ContextQuery) -> Grounding {
         findings: finding
             .groups
             .into_iter()
-            .map(|g| {
-                let (inputs, missing, evaluation) =
-                    finding_evaluation(knowledge, &g.systems, &g.words(&read), report_age, &original);
+            .zip(first_evaluations.iter().zip(&finding_words))
+            .map(|(g, (first, words))| {
+                let (inputs, missing, evaluation) = match (first, words) {
+                    (Some((logic, evaluated)), Some(words)) => {
+                        finding_evaluation(knowledge, logic, words, evaluated, &original)
+                    }
+                    _ => (Vec::new(), Vec::new(), None),
+                };
                 FindingContext {
                 text: g.text,
                 span: g.span,

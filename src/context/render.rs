@@ -18,6 +18,8 @@ use crate::corpus::text::approx_tokens;
 const MAX_MISSING_SHOWN: usize = 5;
 /// Ruled-out findings the block quotes; the others it counts.
 const MAX_RULED_OUT_SHOWN: usize = 16;
+/// Characters of a finding quoted where a system says which finding its inputs were read from.
+const SOURCE_QUOTE_CHARS: usize = 80;
 /// Tokens kept back for the block's end: what was left out, and the token line.
 const FOOTER_RESERVE: usize = 120;
 
@@ -228,7 +230,7 @@ pub fn markdown(answer: &Grounding) -> String {
     }
     for system in &answer.systems {
         b.add(LeftOut::System(system.slug), |b, out| {
-            system_block(b, out, system)
+            system_block(b, out, system, &answer.findings)
         });
     }
     let ruled_out_phrases = &answer.finding.ruled_out;
@@ -403,7 +405,12 @@ fn missing_line(out: &mut String, inputs: &[super::answer::MissingInput]) {
 
 /// One selected system: why it was selected, its scope, the outcomes and rules the answer
 /// carries, and the evaluator's part.
-fn system_block(b: &mut Block, out: &mut String, system: &SystemContext) {
+fn system_block(
+    b: &mut Block,
+    out: &mut String,
+    system: &SystemContext,
+    findings: &[FindingContext],
+) {
     out.push_str(&format!(
         "### {} ({}, {}; `{}`)\n",
         system.name,
@@ -447,10 +454,17 @@ fn system_block(b: &mut Block, out: &mut String, system: &SystemContext) {
         ));
     }
     missing_line(out, &system.missing_inputs);
-    let note = if system.prefilled.is_empty() {
-        ""
-    } else {
-        " (what the text states is filled in)"
+    // A report's system is filled in from the finding it was read on, quoted.
+    let source = system
+        .prefilled_from
+        .and_then(|span| findings.iter().find(|f| f.span == span));
+    let note = match source {
+        _ if system.prefilled.is_empty() => String::new(),
+        Some(f) => format!(
+            " (what the finding \"{}\" states is filled in)",
+            one_line(&f.text, SOURCE_QUOTE_CHARS)
+        ),
+        None => " (what the text states is filled in)".to_string(),
     };
     out.push_str(&format!("- Evaluate{note}: {}\n", system.links.evaluate));
     out.push_str(&format!("- The whole system: {}\n", system.links.system));
