@@ -256,6 +256,9 @@ pub struct Finding {
     /// The text is answered by its findings (a report of several, or one with headings): the
     /// systems offered are the findings' systems, each read on the finding it answers.
     pub by_findings: bool,
+    /// The `[start, end)` character spans of the text's clinical history sections: what they
+    /// state about the patient (an input `about: patient`) holds for each finding.
+    pub history: Vec<[usize; 2]>,
     /// The report-wide setting, read once and applied to every finding.
     pub setting: setting::Setting,
     /// The folded words of `read` with their offsets, as the text was cut for its reading (the
@@ -594,7 +597,7 @@ pub fn rank_with_withheld(
     finding.ruled_out = ruled_out;
     setting::apply(knowledge, &setting, &mut finding);
     finding.setting = setting;
-    let (groups, more, headed) = findings::findings(
+    let (groups, more, headed, history) = findings::findings(
         knowledge,
         query,
         &finding.read,
@@ -669,6 +672,7 @@ pub fn rank_with_withheld(
     finding.groups = groups;
     finding.more_findings = more;
     finding.by_findings = by_findings;
+    finding.history = history;
     (finding, selected, withheld)
 }
 
@@ -2181,6 +2185,61 @@ mod setting_tests {
         let fleischner = system(&one, "fleischner-2017");
         assert_eq!(number(&fleischner, "size_mm"), 6.0);
         assert_eq!(fleischner.prefilled_from, None);
+    }
+
+    /// What a report's clinical history states about the patient (an input `about: patient`)
+    /// reaches each finding's evaluation, with the words it was read from; a finding that
+    /// states it keeps its own, and a text without a history has none to give.
+    #[test]
+    fn the_history_states_the_patient_for_each_finding() {
+        let report = |history: &str, finding: &str| {
+            format!(
+                "PELVIC ULTRASOUND\n\nCLINICAL HISTORY: {history}\n\nFINDINGS:\nUterus: normal.\n\
+                 Left ovary: {finding}\n\nIMPRESSION:\n1. {finding}\n"
+            )
+        };
+        let cyst = "New 4.6 cm unilocular left ovarian cyst with a papillary projection.";
+        let status = |answer: &Grounding| -> Vec<(String, String)> {
+            let f = &answer.findings[0];
+            assert_eq!(f.systems[0].slug, "acr-o-rads-us-v2022", "{:?}", f.systems);
+            f.inputs
+                .iter()
+                .filter(|i| i.id == "menopausal_status")
+                .map(|i| (format!("{:?}", i.value), i.text.clone()))
+                .collect()
+        };
+        let text = report("58-year-old postmenopausal woman, asymptomatic.", cyst);
+        let answer = ground(&text);
+        let read = status(&answer);
+        assert_eq!(read.len(), 1, "{read:?}");
+        assert!(read[0].0.contains("\"postmenopausal\""), "{read:?}");
+        // The words it was read from are the history's.
+        let input = answer.findings[0]
+            .inputs
+            .iter()
+            .find(|i| i.id == "menopausal_status")
+            .unwrap();
+        let chars: Vec<char> = text.chars().collect();
+        let at: String = chars[input.span[0]..input.span[1]].iter().collect();
+        assert_eq!(at, "postmenopausal");
+        assert!(input.span[1] < text.find("FINDINGS").unwrap());
+        let link = &answer.findings[0].evaluation.as_ref().unwrap().link;
+        assert!(link.contains("menopausal_status=postmenopausal"), "{link}");
+        // The finding's own statement wins over the history's.
+        let own = ground(&report(
+            "48-year-old woman.",
+            "New 4.6 cm unilocular ovarian cyst with a papillary projection in a premenopausal patient.",
+        ));
+        let own = status(&own);
+        assert!(
+            own.len() == 1 && own[0].0.contains("\"premenopausal\""),
+            "{own:?}"
+        );
+        // No history section, nothing from it.
+        let bare = ground(&format!(
+            "FINDINGS:\nLeft ovary: {cyst}\n\nIMPRESSION:\n1. {cyst}\n"
+        ));
+        assert!(status(&bare).is_empty());
     }
 
     #[test]

@@ -572,3 +572,54 @@ fn a_reports_systems_are_filled_in_from_their_own_findings() {
         "{markdown}"
     );
 }
+
+/// Over HTTP, what a report's clinical history states about the patient reaches its findings:
+/// the ovarian cyst's O-RADS evaluation reads the menopausal status from the history, with the
+/// history's words.
+#[test]
+fn the_history_states_the_patient_for_each_finding_over_http() {
+    let report = include_str!("fixtures/reports/11-us-pelvis-adnexal-orads.txt");
+    let body = serde_json::json!({ "text": report, "verified": false });
+    let reply = send(
+        "POST",
+        "/api/v1/context",
+        &[
+            ("Authorization", &bearer(CONTEXT_KEY)),
+            ("Content-Type", "application/json"),
+            ("CF-Connecting-IP", &crate::support::fresh_ip()),
+        ],
+        Some(body.to_string().as_bytes()),
+    );
+    assert_eq!(reply.status, 200, "{}", reply.body);
+    let answer = reply.json();
+    let cyst = answer["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| {
+            f["text"]
+                .as_str()
+                .unwrap()
+                .contains("4.6 cm unilocular left ovarian cyst")
+                && f["systems"][0]["slug"] == "acr-o-rads-us-v2022"
+        })
+        .expect("the new cyst, graded by O-RADS US");
+    let status = cyst["inputs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|i| i["id"] == "menopausal_status")
+        .expect("the menopausal status is read");
+    assert_eq!(status["value"], "postmenopausal");
+    let span = &status["span"];
+    let chars: Vec<char> = report.chars().collect();
+    let at: String = chars[span[0].as_u64().unwrap() as usize..span[1].as_u64().unwrap() as usize]
+        .iter()
+        .collect();
+    assert_eq!(at, "postmenopausal");
+    assert!(span[1].as_u64().unwrap() < report.find("TECHNIQUE").unwrap() as u64);
+    assert!(cyst["evaluation"]["link"]
+        .as_str()
+        .unwrap()
+        .contains("menopausal_status=postmenopausal"));
+}

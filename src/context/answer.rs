@@ -13,7 +13,7 @@ use super::{rank_with_withheld, ContextQuery, Detail, Selected, Withheld};
 use crate::corpus::compiled::{self, Logic, SYSTEMS};
 use crate::corpus::evaluate::{self as evaluator, Cited, Evaluation, Given, UnitStatus};
 use crate::corpus::source::{
-    AsLine, Family, InputType, Line, Outcome, Reference, Status, Verification, NOTICE,
+    About, AsLine, Family, InputType, Line, Outcome, Reference, Status, Verification, NOTICE,
 };
 use crate::corpus::text;
 use crate::corpus::text::Word;
@@ -361,6 +361,9 @@ struct Evaluated {
     prefilled: BTreeMap<String, Given>,
     /// Per input, the words it was read from (word indices).
     from: BTreeMap<String, (usize, usize)>,
+    /// Per input read from the report's clinical history instead, the `[start, end)`
+    /// characters it was read from.
+    from_history: BTreeMap<String, [usize; 2]>,
     /// The organs the finding states.
     organs: Vec<&'static str>,
     link: String,
@@ -376,11 +379,21 @@ impl Evaluated {
         finding: &prefill::Reading,
         negative: Option<&[bool]>,
     ) -> Evaluated {
+        let filled = prefill::prefill_signed(knowledge.lexicon, logic, finding, negative);
+        Evaluated::filled(logic, filled, BTreeMap::new())
+    }
+
+    /// The evaluation of what was read (`filled`, and `from_history`'s inputs among it).
+    fn filled(
+        logic: &'static Logic,
+        filled: prefill::Filled,
+        from_history: BTreeMap<String, [usize; 2]>,
+    ) -> Evaluated {
         let prefill::Filled {
             inputs: prefilled,
             from,
             organs,
-        } = prefill::prefill_signed(knowledge.lexicon, logic, finding, negative);
+        } = filled;
         let link = evaluator::evaluate_link(&logic.slug, logic.model(), &prefilled, None);
         // The prefilled values are the system's own ids and values, so the evaluator accepts
         // them; were it to refuse, the answer would simply carry no evaluation.
@@ -388,6 +401,7 @@ impl Evaluated {
         Evaluated {
             prefilled,
             from,
+            from_history,
             organs,
             link,
             evaluation,
@@ -655,15 +669,85 @@ impl FindingWords {
         }
     }
 
-    /// What the evaluator of `logic` makes of these words.
-    fn evaluate(&self, knowledge: &Knowledge, logic: &'static Logic) -> Evaluated {
+    /// What the evaluator of `logic` makes of these words, with what the report's clinical
+    /// history states about the patient (the inputs `about: patient` these words leave unread).
+    fn evaluate(
+        &self,
+        knowledge: &Knowledge,
+        logic: &'static Logic,
+        history: &History,
+    ) -> Evaluated {
         let index = text::WordIndex::new(&self.folded);
-        Evaluated::of(
-            knowledge,
-            logic,
-            &prefill::Reading::of(knowledge.lexicon, &index),
-            Some(&self.negative),
-        )
+        let reading = prefill::Reading::of(knowledge.lexicon, &index);
+        let mut filled =
+            prefill::prefill_signed(knowledge.lexicon, logic, &reading, Some(&self.negative));
+        let mut from_history = BTreeMap::new();
+        let unread: Vec<&'static str> = logic
+            .inputs
+            .iter()
+            .filter(|i| i.about == Some(About::Patient) && !filled.inputs.contains_key(&i.id))
+            .map(|i| i.id.as_str())
+            .collect();
+        for id in unread {
+            if let Some((value, span)) = history.states(knowledge, logic, id) {
+                filled.inputs.insert(id.to_string(), value);
+                from_history.insert(id.to_string(), span);
+            }
+        }
+        Evaluated::filled(logic, filled, from_history)
+    }
+}
+
+/// A report's clinical history as its findings' evaluations read it: its words (what it rules
+/// out blanked), and per system what it states, read once.
+struct History {
+    words: FindingWords,
+    read: std::cell::RefCell<BTreeMap<&'static str, prefill::Filled>>,
+}
+
+impl History {
+    /// The history of the text whose words (as read) are `read`: the words within `spans`.
+    fn of(read: &[text::Span], spans: &[[usize; 2]], original: &[char]) -> History {
+        let own = spans
+            .iter()
+            .flat_map(|&[from, to]| text::within(read, from, to))
+            .cloned()
+            .collect();
+        History {
+            words: FindingWords::of(own, &[], original),
+            read: Default::default(),
+        }
+    }
+
+    /// The value the history states for the input `id` of `logic`, and the characters it was
+    /// read from.
+    fn states(
+        &self,
+        knowledge: &Knowledge,
+        logic: &'static Logic,
+        id: &str,
+    ) -> Option<(Given, [usize; 2])> {
+        if self.words.spans.is_empty() {
+            return None;
+        }
+        let mut read = self.read.borrow_mut();
+        let filled = read.entry(logic.slug.as_str()).or_insert_with(|| {
+            let index = text::WordIndex::new(&self.words.folded);
+            let reading = prefill::Reading::of(knowledge.lexicon, &index);
+            prefill::prefill_signed(
+                knowledge.lexicon,
+                logic,
+                &reading,
+                Some(&self.words.negative),
+            )
+        });
+        let value = filled.inputs.get(id)?.clone();
+        let (a, b) = *filled.from.get(id)?;
+        let words = &self.words.spans;
+        Some((
+            value,
+            [words.get(a)?.start, words.get(b.checked_sub(1)?)?.end],
+        ))
     }
 }
 
@@ -691,8 +775,13 @@ fn finding_evaluation(
         .iter()
         .filter_map(|(id, value)| {
             let input = logic.model().input(id)?;
-            let (a, b) = *evaluated.from.get(id)?;
-            let span = [words.get(a)?.start, words.get(b.checked_sub(1)?)?.end];
+            let span = match evaluated.from_history.get(id) {
+                Some(span) => *span,
+                None => {
+                    let (a, b) = *evaluated.from.get(id)?;
+                    [words.get(a)?.start, words.get(b.checked_sub(1)?)?.end]
+                }
+            };
             Some(ReadInput {
                 id: &input.id,
                 value: value.clone(),
@@ -775,13 +864,14 @@ pub fn ground(knowledge: &Knowledge, query: &ContextQuery) -> Grounding {
             (!g.systems.is_empty()).then(|| FindingWords::of(g.words(&read), report_age, &original))
         })
         .collect();
+    let history = History::of(&read, &finding.history, &original);
     let first_evaluations: Vec<Option<(&'static Logic, Evaluated)>> = finding
         .groups
         .iter()
         .zip(&finding_words)
         .map(|(g, words)| {
             let logic = first_logic(&g.systems)?;
-            Some((logic, words.as_ref()?.evaluate(knowledge, logic)))
+            Some((logic, words.as_ref()?.evaluate(knowledge, logic, &history)))
         })
         .collect();
     // A report's system is read on a finding that offers it, not on the whole report, which
@@ -808,7 +898,7 @@ pub fn ground(knowledge: &Knowledge, query: &ContextQuery) -> Grounding {
                         let Some(words) = &finding_words[g] else {
                             continue;
                         };
-                        let e = words.evaluate(knowledge, logic);
+                        let e = words.evaluate(knowledge, logic, &history);
                         let read = e.prefilled.len();
                         (Some(e), read)
                     }

@@ -231,7 +231,8 @@ fn names_something(knowledge: &Knowledge, words: &[Word]) -> bool {
 /// examination's sections blanked, offsets unchanged): the present and possible ones
 /// (impression first, at most [`MAX_FINDINGS`], each ranked), then the ones the text rules
 /// out (in the text's order, at most [`MAX_RULED_OUT_FINDINGS`], with no system); how many
-/// more there were of either; and whether the text has section headings.
+/// more there were of either; whether the text has section headings; and the character spans
+/// of its clinical history sections.
 pub fn findings(
     knowledge: &Knowledge,
     query: &ContextQuery,
@@ -240,7 +241,7 @@ pub fn findings(
     report_wide: &Finding,
     hedged: &[RuledOut],
     ruled: &[RuledOut],
-) -> (Vec<Group>, usize, bool) {
+) -> (Vec<Group>, usize, bool, Vec<[usize; 2]>) {
     let original = Chars::new(&query.text);
     // The organs the text names as written in `[from, to)`, ruled out or not: what a line's
     // label or sentence says the line is about.
@@ -253,6 +254,11 @@ pub fn findings(
     let mut out_of_it: Vec<Group> = Vec::new();
     let sections = report::sections(knowledge.lexicon, &query.text);
     let headed = sections.iter().any(|s| s.kind.is_some());
+    let history: Vec<[usize; 2]> = sections
+        .iter()
+        .filter(|s| s.kind == Some(SectionKind::History))
+        .map(|s| s.span)
+        .collect();
     // The examination's title ("ULTRASOUND THYROID", the lines before the first heading of a
     // report with headings) names the organ of the findings that name none ("Nodule 1: right
     // lobe, 1.8 cm").
@@ -501,7 +507,7 @@ pub fn findings(
         })
         .chain(out_of_it.into_iter().take(MAX_RULED_OUT_FINDINGS))
         .collect();
-    (groups, more, headed)
+    (groups, more, headed, history)
 }
 
 /// A finding the text reports, before it is ranked: impression first (`key` 0), its group, the

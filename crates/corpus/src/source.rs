@@ -410,9 +410,22 @@ line_struct! {
         pub max: Option<f64>,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub derived_from: Option<String>,
+        /// What the input describes, when it is the patient rather than a finding (menopausal
+        /// status, clinical risk, a history of cancer): a report's clinical history that
+        /// states it applies to each of the report's findings.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub about: Option<About>,
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         pub codes: Vec<Code>,
     }
+}
+
+/// What an input describes, when it is not a finding (see [`Input::about`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum About {
+    /// The patient: stated once in a report's history, it holds for each finding.
+    Patient,
 }
 
 /// The sum of the points of the chosen values of some inputs.
