@@ -685,7 +685,8 @@ impl FindingWords {
         let unread: Vec<&'static str> = logic
             .inputs
             .iter()
-            .filter(|i| i.about == Some(About::Patient) && !filled.inputs.contains_key(&i.id))
+            .filter(|i| i.about == Some(About::Patient) && prefill::reads(i))
+            .filter(|i| !filled.inputs.contains_key(&i.id))
             .map(|i| i.id.as_str())
             .collect();
         for id in unread {

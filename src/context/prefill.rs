@@ -555,6 +555,13 @@ fn label_organs(lexicon: &'static Lexicon, input: &'static Input) -> Vec<&'stati
     })
 }
 
+/// Whether the prefill ever reads an input of this kind: numbers and enum values. A multi
+/// input is never filled (a partial list would tell the evaluator the rest are absent), nor,
+/// yet, a boolean.
+pub fn reads(input: &Input) -> bool {
+    matches!(input.kind, InputType::Number | InputType::Enum)
+}
+
 /// Whether an input concerns a finding about `organs`: an input whose label names organs
 /// ("Spleen: parenchymal laceration depth") concerns only findings about one of them, or
 /// findings that name no organ.
