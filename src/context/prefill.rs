@@ -891,6 +891,23 @@ mod tests {
         assert_eq!((found.at, found.end), (1, 4));
     }
 
+    /// An AAA's size is the aortic diameter, not an iliac or visceral artery aneurysm's
+    /// (`lexicon.json`: "aaa" is a phrase of the measured noun aorta).
+    #[test]
+    fn an_aaa_is_measured_as_the_aorta() {
+        let f = read(
+            "acr-if-vascular-2013",
+            "Infrarenal AAA, 3.6 cm, increased from 3.3 cm in 2021.",
+        );
+        assert_eq!(number(&f, "aortic_diameter_cm"), Some(3.6), "{f:?}");
+        assert_eq!(number(&f, "iliac_diameter_cm"), None, "{f:?}");
+        let f = read(
+            "acr-if-vascular-2013",
+            "Right common iliac artery aneurysm, 3.3 cm.",
+        );
+        assert_eq!(number(&f, "iliac_diameter_cm"), Some(3.3), "{f:?}");
+    }
+
     /// A number input of another unit is read where the finding names it by its label.
     #[test]
     fn a_number_named_by_its_label_is_read() {
