@@ -301,6 +301,14 @@ fn measures(
             break;
         }
         if let Some(n) = lexicon.measured(w) {
+            // A noun written after what it is of measures what the pair names: "abdominal
+            // aortic aneurysm measuring 3.6 cm" is the aorta's diameter (a measured noun's
+            // two-word phrase).
+            let at = size.at.saturating_sub(3) + k;
+            let pair = at
+                .checked_sub(1)
+                .and_then(|p| lexicon.measured(&format!("{} {w}", words[p])));
+            let n = pair.unwrap_or(n);
             let start = (size.at.saturating_sub(3) + k).saturating_sub(3);
             let qualifiers = words[start..size.at.saturating_sub(3) + k].to_vec();
             return (Some(n), qualifiers);
@@ -892,7 +900,8 @@ mod tests {
     }
 
     /// An AAA's size is the aortic diameter, not an iliac or visceral artery aneurysm's
-    /// (`lexicon.json`: "aaa" is a phrase of the measured noun aorta).
+    /// (`lexicon.json`: "aaa" and, before a size, "aortic aneurysm" are phrases of the
+    /// measured noun aorta).
     #[test]
     fn an_aaa_is_measured_as_the_aorta() {
         let f = read(
@@ -901,6 +910,11 @@ mod tests {
         );
         assert_eq!(number(&f, "aortic_diameter_cm"), Some(3.6), "{f:?}");
         assert_eq!(number(&f, "iliac_diameter_cm"), None, "{f:?}");
+        let f = read(
+            "acr-if-vascular-2013",
+            "Infrarenal abdominal aortic aneurysm measuring 3.6 cm in maximal diameter.",
+        );
+        assert_eq!(number(&f, "aortic_diameter_cm"), Some(3.6), "{f:?}");
         let f = read(
             "acr-if-vascular-2013",
             "Right common iliac artery aneurysm, 3.3 cm.",
