@@ -57,6 +57,12 @@ pub struct Lexicon {
     pub alternative_words: &'static [&'static str],
     /// Words that make a size a sum of several ("sum of target lesion diameters 71 mm").
     pub aggregate_words: &'static [&'static str],
+    /// Words that join the dimensions of one measurement ("1.8 x 1.4 x 1.2 cm").
+    pub dimension_joins: &'static [&'static str],
+    /// Words of a length input's label that ask for a measurement's mean.
+    pub mean_words: &'static [&'static str],
+    /// Words of a length input's label that ask for a short axis.
+    pub short_axis_words: &'static [&'static str],
     /// Pairs of words that say opposite ways of taking a size ("long" and "short" axis).
     pub opposite_words: &'static [[&'static str; 2]],
     /// Value phrases too generic to read from free text.

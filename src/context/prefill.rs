@@ -56,8 +56,13 @@ impl Filled {
 /// A size stated in the finding.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SizeMention {
-    /// The size in millimetres.
+    /// The size in millimetres: of a measurement of several dimensions ("1.8 x 1.4 x 1.2 cm"),
+    /// the largest.
     pub mm: f64,
+    /// Of a measurement of several dimensions, its first two in millimetres (the long and
+    /// short axis a report writes first), for an input that asks for their mean or the short
+    /// one.
+    pub axes: Option<[f64; 2]>,
     /// The word index of the number.
     pub at: usize,
     /// The word index just past the unit.
@@ -92,20 +97,35 @@ pub fn sizes_and_age(lexicon: &Lexicon, words: &[Word]) -> (Vec<SizeMention>, Op
             Some(pos) => (&w[..pos], Some(&w[pos..]), i + 1),
             None => (w.as_str(), next, i + 2),
         };
+        // Dimensions written as one word ("1.8x1.4x1.2cm", "8x6 mm") are one measurement.
+        if let Some((dims, written_on)) =
+            joined_dimensions(lexicon, number, attached.map(|pos| &w[pos..]))
+        {
+            let (unit, end) = match written_on {
+                Some(unit) => (Some(unit), i + 1),
+                None => (next, i + 2),
+            };
+            sizes.extend(SizeMention::of(&dims, unit, i, end));
+            continue;
+        }
         let Ok(value) = number.parse::<f64>() else {
             continue;
         };
         match unit {
-            Some("mm") => sizes.push(SizeMention {
-                mm: value,
-                at: i,
-                end,
-            }),
-            Some("cm") => sizes.push(SizeMention {
-                mm: value * 10.0,
-                at: i,
-                end,
-            }),
+            Some("mm" | "cm") => {
+                // The dimensions joined before it ("1.8 x 1.4 x 1.2 cm") are one measurement.
+                let (mut at, mut dims) = (i, vec![value]);
+                while at >= 2 && lexicon.dimension_joins.contains(&words[at - 1].as_str()) {
+                    match plain_number(&words[at - 2]) {
+                        Some(v) => {
+                            dims.insert(0, v);
+                            at -= 2;
+                        }
+                        None => break,
+                    }
+                }
+                sizes.extend(SizeMention::of(&dims, unit, at, end));
+            }
             // The first age stated is the patient's: a report states it first ("71-year-old
             // woman"), and a later one dates an event ("stopped smoking at age 60").
             _ if age.is_some() => {}
@@ -121,6 +141,64 @@ pub fn sizes_and_age(lexicon: &Lexicon, words: &[Word]) -> (Vec<SizeMention>, Op
         }
     }
     (sizes, age)
+}
+
+impl SizeMention {
+    /// The measurement of `dims` (one or more numbers) in `unit` (mm or cm) over the words
+    /// `[at, end)`.
+    fn of(dims: &[f64], unit: Option<&str>, at: usize, end: usize) -> Option<SizeMention> {
+        let factor = match unit {
+            Some("mm") => 1.0,
+            Some("cm") => 10.0,
+            _ => return None,
+        };
+        let largest = dims.iter().copied().fold(f64::NAN, f64::max);
+        Some(SizeMention {
+            mm: largest * factor,
+            axes: match dims {
+                [a, b, ..] => Some([a * factor, b * factor]),
+                _ => None,
+            },
+            at,
+            end,
+        })
+    }
+}
+
+/// A folded word that is a number and nothing else ("1.8", not "8mm").
+fn plain_number(word: &str) -> Option<f64> {
+    if word.contains(|c: char| c.is_ascii_alphabetic()) {
+        return None;
+    }
+    word.parse().ok()
+}
+
+/// Dimensions written as one word, cut at its first letter into `number` and `attached`
+/// ("1.8" and "x1.4x1.2cm"): the numbers, and the unit written onto the last one, if any. Only
+/// when a dimension join of the lexicon ("x") stands between numbers.
+fn joined_dimensions<'w>(
+    lexicon: &Lexicon,
+    number: &str,
+    attached: Option<&'w str>,
+) -> Option<(Vec<f64>, Option<&'w str>)> {
+    let rest = attached?;
+    let join = lexicon.dimension_joins.iter().find(|j| {
+        rest.starts_with(**j) && rest[j.len()..].starts_with(|c: char| c.is_ascii_digit())
+    })?;
+    let mut dims = vec![number.parse().ok()?];
+    let mut rest = &rest[join.len()..];
+    loop {
+        let digits = rest
+            .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+            .unwrap_or(rest.len());
+        dims.push(rest[..digits].parse().ok()?);
+        rest = &rest[digits..];
+        match rest.strip_prefix(*join) {
+            Some(more) if more.starts_with(|c: char| c.is_ascii_digit()) => rest = more,
+            _ => break,
+        }
+    }
+    Some((dims, (!rest.is_empty()).then_some(rest)))
 }
 
 /// Where the age stated by the number at word `at` ends, if it states one: the number followed
@@ -178,6 +256,10 @@ struct LengthInput<'a> {
     /// Its label names a sum of several sizes ("Absolute change in sum of diameters"): no one
     /// size the text states fills it.
     sum: bool,
+    /// Its label asks for a mean ("mean diameter") or a short axis: of a measurement of
+    /// dimensions, the mean of the first two or the smaller of them.
+    mean: bool,
+    short: bool,
 }
 
 impl<'a> LengthInput<'a> {
@@ -206,6 +288,13 @@ impl<'a> LengthInput<'a> {
             .iter()
             .chain(&inside)
             .any(|w| lexicon.aggregate_words.contains(&w.as_str()));
+        let says = |list: &[&str]| {
+            outside
+                .iter()
+                .chain(&inside)
+                .any(|w| list.contains(&w.as_str()))
+        };
+        let (mean, short) = (says(lexicon.mean_words), says(lexicon.short_axis_words));
         let qualifiers = input
             .label
             .split(|c: char| c.is_whitespace() || c == '(' || c == ')' || c == ',')
@@ -220,6 +309,8 @@ impl<'a> LengthInput<'a> {
             aside,
             qualifiers,
             sum,
+            mean,
+            short,
         }
     }
 
@@ -262,7 +353,12 @@ impl<'a> LengthInput<'a> {
             .sum()
     }
 
-    fn value(&self, mm: f64) -> Option<f64> {
+    fn value(&self, size: &SizeMention) -> Option<f64> {
+        let mm = match size.axes {
+            Some([a, b]) if self.mean => (a + b) / 2.0,
+            Some([a, b]) if self.short => a.min(b),
+            _ => size.mm,
+        };
         let v = match self.input.unit.as_deref() {
             Some("cm") => mm / 10.0,
             _ => mm,
@@ -348,7 +444,7 @@ fn fill_sizes(
                 .min_by(|a, b| a.1.cmp(&b.1).then(b.2.cmp(&a.2)).then(a.0.cmp(&b.0)));
             if let Some((k, _, _)) = best {
                 if !filled[k] {
-                    if let Some(v) = lengths[k].value(size.mm) {
+                    if let Some(v) = lengths[k].value(size) {
                         out.put(&lengths[k].input.id, Given::Number(v), (size.at, size.end));
                         filled[k] = true;
                     }
@@ -373,7 +469,7 @@ fn fill_sizes(
                 .map(|(pair, _)| pair)
                 .find(|(_, (noun, _))| noun.is_none_or(|n| lexicon.lesion_nouns.contains(&n)));
             if let Some((s, _)) = first {
-                if let Some(v) = only.value(s.mm) {
+                if let Some(v) = only.value(s) {
                     out.put(&only.input.id, Given::Number(v), (s.at, s.end));
                 }
             }
@@ -897,6 +993,53 @@ mod tests {
         let words = text::words("a 64 year old man");
         let found = sizes_and_age(&LEXICON, &words).1.unwrap();
         assert_eq!((found.at, found.end), (1, 4));
+    }
+
+    /// A measurement of several dimensions is one size: its largest dimension, or for an input
+    /// that asks for a mean or a short axis, the mean or the smaller of the first two.
+    #[test]
+    fn dimensions_are_one_measurement() {
+        let f = read(
+            "acr-ti-rads-2017",
+            "Right lobe solid nodule, 1.8 x 1.4 x 1.2 cm.",
+        );
+        assert_eq!(number(&f, "max_diameter_mm"), Some(18.0), "{f:?}");
+        let f = read(
+            "acr-ti-rads-2017",
+            "Left lobe nodule 12 by 10 by 13 mm, spongiform.",
+        );
+        assert_eq!(number(&f, "max_diameter_mm"), Some(13.0), "{f:?}");
+        let f = read(
+            "acr-ti-rads-2017",
+            "Right lobe nodule 1.8x1.4x1.2cm, solid.",
+        );
+        assert_eq!(number(&f, "max_diameter_mm"), Some(18.0), "{f:?}");
+        let f = read("acr-ti-rads-2017", "Right lobe nodule 8x6 mm, solid.");
+        assert_eq!(number(&f, "max_diameter_mm"), Some(8.0), "{f:?}");
+        // Fleischner's size is the average diameter; Lung-RADS's the mean.
+        let f = read(
+            "fleischner-2017",
+            "8 x 5 mm solid nodule in the right upper lobe.",
+        );
+        assert_eq!(number(&f, "size_mm"), Some(6.5), "{f:?}");
+        let f = read(
+            "acr-lung-rads-v2022",
+            "7 x 5 mm solid nodule in the left upper lobe.",
+        );
+        assert_eq!(number(&f, "solid_mean_mm"), Some(6.0), "{f:?}");
+        // RECIST's lymph node short axis is the smaller.
+        let f = read("recist-1-1", "Enlarged portocaval lymph node 15 x 9 mm.");
+        assert_eq!(number(&f, "node_short_axis_mm"), Some(9.0), "{f:?}");
+        // One dimension is as written; numbers not joined are sizes of their own.
+        let f = read("acr-ti-rads-2017", "Right lobe nodule 1.8 cm, solid.");
+        assert_eq!(number(&f, "max_diameter_mm"), Some(18.0), "{f:?}");
+        let sizes = sizes_and_age(
+            &LEXICON,
+            &text::words("Nodules of 4 and 6 mm; 3 x 2 cm mass"),
+        );
+        let mm: Vec<f64> = sizes.0.iter().map(|s| s.mm).collect();
+        assert_eq!(mm, vec![6.0, 30.0]);
+        assert_eq!(sizes.0[1].axes, Some([30.0, 20.0]));
     }
 
     /// An AAA's size is the aortic diameter, not an iliac or visceral artery aneurysm's

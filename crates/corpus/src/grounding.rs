@@ -155,6 +155,18 @@ pub struct Lexicon {
     /// measures no one lesion.
     #[serde(default)]
     pub aggregate_words: Vec<String>,
+    /// Words that join the dimensions of one measurement ("1.8 *x* 1.4 *x* 1.2 cm"): it is
+    /// read as one size, its largest dimension.
+    #[serde(default)]
+    pub dimension_joins: Vec<String>,
+    /// Words of a length input's label that ask for a measurement's mean ("mean diameter",
+    /// "average diameter"): of dimensions, the mean of the first two (long and short axis).
+    #[serde(default)]
+    pub mean_words: Vec<String>,
+    /// Words of a length input's label that ask for a short axis: of dimensions, the smaller
+    /// of the first two.
+    #[serde(default)]
+    pub short_axis_words: Vec<String>,
     /// Pairs of words that say opposite ways of taking a size ("long" and "short" axis): a size
     /// said one way fills no input whose label says the other.
     #[serde(default)]
@@ -817,6 +829,9 @@ fn validate_lexicon(lexicon: &Lexicon, corpus: &Corpus) -> Vec<Problem> {
         ("reference_fillers", &lexicon.reference_fillers),
         ("alternative_words", &lexicon.alternative_words),
         ("aggregate_words", &lexicon.aggregate_words),
+        ("dimension_joins", &lexicon.dimension_joins),
+        ("mean_words", &lexicon.mean_words),
+        ("short_axis_words", &lexicon.short_axis_words),
         ("age_lead_words", &lexicon.age_lead_words),
         ("age_sex_words", &lexicon.age_sex_words),
         ("value_links", &lexicon.value_links),
@@ -1167,9 +1182,9 @@ pub fn emit(grounding: &Grounding, systems: &[(String, System)]) -> String {
          sections: {sections},\n    \
          modality_spellings: &{spellings:?},\n    \
          measured_nouns: {measured},\n    lesion_nouns: &{:?},\n    structure_nouns: &{:?},\n    measure_words: &{:?},\n    \
-         clause_breaks: &{:?},\n    finding_joins: &{:?},\n    negations: &{:?},\n    reference_words: &{:?},\n    reference_fillers: &{:?},\n    alternative_words: &{:?},\n    aggregate_words: &{:?},\n    opposite_words: &{:?},\n    generic_values: &{:?},\n    age_words: &{:?},\n    age_lead_words: &{:?},\n    age_sex_words: &{:?},\n    gauge_words: &{:?},\n    value_links: &{:?},\n    \
+         clause_breaks: &{:?},\n    finding_joins: &{:?},\n    negations: &{:?},\n    reference_words: &{:?},\n    reference_fillers: &{:?},\n    alternative_words: &{:?},\n    aggregate_words: &{:?},\n    dimension_joins: &{:?},\n    mean_words: &{:?},\n    short_axis_words: &{:?},\n    opposite_words: &{:?},\n    generic_values: &{:?},\n    age_words: &{:?},\n    age_lead_words: &{:?},\n    age_sex_words: &{:?},\n    gauge_words: &{:?},\n    value_links: &{:?},\n    \
          finding_words: &{:?},\n    recommendation_words: &{:?},\n    attenuation_words: &{:?},\n    hu_words: &{:?},\n    settings: {settings},\n}};\n",
-        lex.lesion_nouns, lex.structure_nouns, lex.measure_words, lex.clause_breaks, lex.finding_joins, lex.negations, lex.reference_words, lex.reference_fillers, lex.alternative_words, lex.aggregate_words, lex.opposite_words, lex.generic_values, lex.age_words, lex.age_lead_words, lex.age_sex_words, lex.gauge_words, lex.value_links,
+        lex.lesion_nouns, lex.structure_nouns, lex.measure_words, lex.clause_breaks, lex.finding_joins, lex.negations, lex.reference_words, lex.reference_fillers, lex.alternative_words, lex.aggregate_words, lex.dimension_joins, lex.mean_words, lex.short_axis_words, lex.opposite_words, lex.generic_values, lex.age_words, lex.age_lead_words, lex.age_sex_words, lex.gauge_words, lex.value_links,
         lex.finding_words, lex.recommendation_words, lex.attenuation_words, lex.hu_words
     )
     .unwrap();
