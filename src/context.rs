@@ -2242,6 +2242,26 @@ mod setting_tests {
         assert!(status(&bare).is_empty());
     }
 
+    /// "I cannot see any ..." rules out what follows, as British reports write it.
+    #[test]
+    fn what_the_reporter_cannot_see_is_ruled_out() {
+        let report = "CT CHEST\n\nFINDINGS:\nMediastinum: I cannot see any enlarged \
+                      mediastinal, hilar or axillary lymph nodes.\nLungs: 6 mm solid nodule in \
+                      the right upper lobe.\n";
+        let answer = ground(report);
+        let nodes = answer
+            .findings
+            .iter()
+            .find(|f| f.text.contains("lymph nodes"))
+            .unwrap();
+        assert!(!nodes.assertion.grounded(), "{:?}", nodes.assertion);
+        assert!(nodes.systems.is_empty());
+        assert_eq!(
+            systems_of(&answer, "6 mm solid nodule")[0],
+            "fleischner-2017"
+        );
+    }
+
     #[test]
     fn arterial_calcification_in_a_trauma_cta_is_not_a_blunt_injury() {
         let report = "CT ANGIOGRAPHY HEAD AND NECK\n\nCLINICAL HISTORY: Motor vehicle collision, \

@@ -405,8 +405,14 @@ fn measures(
                 .checked_sub(1)
                 .and_then(|p| lexicon.measured(&format!("{} {w}", words[p])));
             let n = pair.unwrap_or(n);
-            let start = (size.at.saturating_sub(3) + k).saturating_sub(3);
-            let qualifiers = words[start..size.at.saturating_sub(3) + k].to_vec();
+            // What qualifies it: the words before it, and those between it and the size
+            // ("aortic *root* 3.6 cm").
+            let start = at.saturating_sub(3);
+            let qualifiers = words[start..at]
+                .iter()
+                .chain(&words[at + 1..size.at])
+                .cloned()
+                .collect();
             return (Some(n), qualifiers);
         }
     }
@@ -1063,6 +1069,24 @@ mod tests {
             "Right common iliac artery aneurysm, 3.3 cm.",
         );
         assert_eq!(number(&f, "iliac_diameter_cm"), Some(3.3), "{f:?}");
+    }
+
+    /// A thoracic aorta's size is not the abdominal aorta's (`opposite_words`).
+    #[test]
+    fn a_thoracic_aorta_is_not_the_abdominal_aorta() {
+        for text in [
+            "Mild dilatation of the ascending aorta at 4.1 cm.",
+            "Aortic root 3.6 cm and ascending aorta 3.7 cm.",
+            "Thoracic aortic aneurysm measuring 4.8 cm.",
+        ] {
+            let f = read("acr-if-vascular-2013", text);
+            assert_eq!(number(&f, "aortic_diameter_cm"), None, "{text}: {f:?}");
+        }
+        let f = read(
+            "acr-if-vascular-2013",
+            "Infrarenal abdominal aorta 2.7 cm, ectatic.",
+        );
+        assert_eq!(number(&f, "aortic_diameter_cm"), Some(2.7), "{f:?}");
     }
 
     /// A number input of another unit is read where the finding names it by its label.
