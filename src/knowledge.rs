@@ -59,6 +59,8 @@ pub struct Lexicon {
     pub aggregate_words: &'static [&'static str],
     /// Words that join the dimensions of one measurement ("1.8 x 1.4 x 1.2 cm").
     pub dimension_joins: &'static [&'static str],
+    /// Words after a size that make it a rate of change ("3 mm per year").
+    pub rate_words: &'static [&'static str],
     /// Words of a length input's label that ask for a measurement's mean.
     pub mean_words: &'static [&'static str],
     /// Words of a length input's label that ask for a short axis.

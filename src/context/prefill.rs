@@ -97,6 +97,12 @@ pub fn sizes_and_age(lexicon: &Lexicon, words: &[Word]) -> (Vec<SizeMention>, Op
             Some(pos) => (&w[..pos], Some(&w[pos..]), i + 1),
             None => (w.as_str(), next, i + 2),
         };
+        // A size followed by a rate word is a rate of change ("3 mm per year"), not a size.
+        let rate = |end: usize| {
+            words
+                .get(end)
+                .is_some_and(|w| lexicon.rate_words.contains(&w.as_str()))
+        };
         // Dimensions written as one word ("1.8x1.4x1.2cm", "8x6 mm") are one measurement.
         if let Some((dims, written_on)) =
             joined_dimensions(lexicon, number, attached.map(|pos| &w[pos..]))
@@ -105,13 +111,16 @@ pub fn sizes_and_age(lexicon: &Lexicon, words: &[Word]) -> (Vec<SizeMention>, Op
                 Some(unit) => (Some(unit), i + 1),
                 None => (next, i + 2),
             };
-            sizes.extend(SizeMention::of(&dims, unit, i, end));
+            if !rate(end) {
+                sizes.extend(SizeMention::of(&dims, unit, i, end));
+            }
             continue;
         }
         let Ok(value) = number.parse::<f64>() else {
             continue;
         };
         match unit {
+            Some("mm" | "cm") if rate(end) => {}
             Some("mm" | "cm") => {
                 // The dimensions joined before it ("1.8 x 1.4 x 1.2 cm") are one measurement.
                 let (mut at, mut dims) = (i, vec![value]);
@@ -1039,6 +1048,12 @@ mod tests {
         // One dimension is as written; numbers not joined are sizes of their own.
         let f = read("acr-ti-rads-2017", "Right lobe nodule 1.8 cm, solid.");
         assert_eq!(number(&f, "max_diameter_mm"), Some(18.0), "{f:?}");
+        // A rate of change is no size.
+        let f = read(
+            "acr-if-adrenal-2017",
+            "A growth of less than 3 mm per year indicates a benign nodule.",
+        );
+        assert_eq!(number(&f, "size_cm"), None, "{f:?}");
         let sizes = sizes_and_age(
             &LEXICON,
             &text::words("Nodules of 4 and 6 mm; 3 x 2 cm mass"),
