@@ -61,6 +61,8 @@ pub struct Lexicon {
     pub dimension_joins: &'static [&'static str],
     /// Words after a size that make it a rate of change ("3 mm per year").
     pub rate_words: &'static [&'static str],
+    /// Words right before a size that make it a bound ("over 1 cm").
+    pub bound_words: &'static [&'static str],
     /// Words of a length input's label that ask for a measurement's mean.
     pub mean_words: &'static [&'static str],
     /// Words of a length input's label that ask for a short axis.

@@ -371,15 +371,15 @@ struct Evaluated {
 }
 
 impl Evaluated {
-    /// `negative`: per word, a minus sign before it, where the characters are known (then an
-    /// attenuation in HU is read too).
+    /// `signs`: per word, the signs before it, where the characters are known (then an
+    /// attenuation in HU is read too, and a bound is no size).
     fn of(
         knowledge: &Knowledge,
         logic: &'static Logic,
         finding: &prefill::Reading,
-        negative: Option<&[bool]>,
+        signs: Option<&[prefill::Sign]>,
     ) -> Evaluated {
-        let filled = prefill::prefill_signed(knowledge.lexicon, logic, finding, negative);
+        let filled = prefill::prefill_signed(knowledge.lexicon, logic, finding, signs);
         Evaluated::filled(logic, filled, BTreeMap::new())
     }
 
@@ -652,7 +652,7 @@ pub fn reference(slug: &str, id: &str) -> Option<String> {
 struct FindingWords {
     spans: Vec<text::Span>,
     folded: Vec<Word>,
-    negative: Vec<bool>,
+    signs: Vec<prefill::Sign>,
 }
 
 impl FindingWords {
@@ -664,7 +664,7 @@ impl FindingWords {
         let spans: Vec<text::Span> = report_age.iter().cloned().chain(own).collect();
         FindingWords {
             folded: spans.iter().map(|w| w.text.clone()).collect(),
-            negative: prefill::minus_signs(&spans, original),
+            signs: prefill::signs(&spans, original),
             spans,
         }
     }
@@ -680,7 +680,7 @@ impl FindingWords {
         let index = text::WordIndex::new(&self.folded);
         let reading = prefill::Reading::of(knowledge.lexicon, &index);
         let mut filled =
-            prefill::prefill_signed(knowledge.lexicon, logic, &reading, Some(&self.negative));
+            prefill::prefill_signed(knowledge.lexicon, logic, &reading, Some(&self.signs));
         let mut from_history = BTreeMap::new();
         let unread: Vec<&'static str> = logic
             .inputs
@@ -735,12 +735,7 @@ impl History {
         let filled = read.entry(logic.slug.as_str()).or_insert_with(|| {
             let index = text::WordIndex::new(&self.words.folded);
             let reading = prefill::Reading::of(knowledge.lexicon, &index);
-            prefill::prefill_signed(
-                knowledge.lexicon,
-                logic,
-                &reading,
-                Some(&self.words.negative),
-            )
+            prefill::prefill_signed(knowledge.lexicon, logic, &reading, Some(&self.words.signs))
         });
         let value = filled.inputs.get(id)?.clone();
         let (a, b) = *filled.from.get(id)?;

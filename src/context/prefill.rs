@@ -741,19 +741,35 @@ impl<'i, 'w> Reading<'i, 'w> {
     }
 }
 
-/// [`prefill_words`], and, when the sign of each word's number is known (`negative`, one per
-/// word: a minus sign written right before it), the attenuation in HU. Folded words drop the
-/// sign, and "-15 HU" read as 15 would turn a fat-containing mass into a soft-tissue one, so
-/// an attenuation is read only where the characters were seen.
+/// [`prefill_words`], and, when the signs written before each word are known (`signs`, one
+/// per word), the attenuation in HU. Folded words drop the sign, and "-15 HU" read as 15 would
+/// turn a fat-containing mass into a soft-tissue one, so an attenuation is read only where the
+/// characters were seen. A size that is a bound ("> 3 cm", "over 1 cm": a comparison sign
+/// before it, or a bound word of the lexicon) fills no input: the exact size is not stated.
 pub fn prefill_signed(
     lexicon: &'static Lexicon,
     logic: &'static Logic,
     reading: &Reading,
-    negative: Option<&[bool]>,
+    signs: Option<&[Sign]>,
 ) -> Filled {
     let index = reading.index;
     let words = index.words();
-    let (sizes, age, organs) = (&reading.sizes, reading.age, &reading.organs);
+    let bounded = |s: &&SizeMention| {
+        let sign = signs
+            .and_then(|signs| signs.get(s.at))
+            .is_some_and(|s| s.bound);
+        let word =
+            s.at.checked_sub(1)
+                .is_some_and(|p| lexicon.bound_words.contains(&words[p].as_str()));
+        sign || word
+    };
+    let measured: Vec<SizeMention> = reading
+        .sizes
+        .iter()
+        .filter(|s| !bounded(s))
+        .cloned()
+        .collect();
+    let (sizes, age, organs) = (&measured, reading.age, &reading.organs);
     let mut out = Filled {
         organs: organs.clone(),
         ..Filled::default()
@@ -786,8 +802,8 @@ pub fn prefill_signed(
             }
         }
     }
-    if let Some(negative) = negative {
-        fill_attenuation(lexicon, logic, index, negative, organs, &mut out);
+    if let Some(signs) = signs {
+        fill_attenuation(lexicon, logic, index, signs, organs, &mut out);
     }
     fill_named_numbers(lexicon, logic, index, organs, &mut out);
     fill_enums(lexicon, logic, index, organs, &mut out);
@@ -871,7 +887,7 @@ fn fill_attenuation(
     lexicon: &'static Lexicon,
     logic: &'static Logic,
     index: &text::WordIndex,
-    negative: &[bool],
+    signs: &[Sign],
     organs: &[&str],
     out: &mut Filled,
 ) {
@@ -882,7 +898,7 @@ fn fill_attenuation(
         .filter(|(_, w)| lexicon.hu_words.contains(&w[1].as_str()))
         .filter_map(|(i, w)| {
             let value = w[0].parse::<f64>().ok()?;
-            let sign = if negative.get(i).copied().unwrap_or(false) {
+            let sign = if signs.get(i).is_some_and(|s| s.minus) {
                 -1.0
             } else {
                 1.0
@@ -918,8 +934,20 @@ fn fill_attenuation(
     }
 }
 
-/// For each word of a text, whether a minus sign is written right before it ("-15").
-pub fn minus_signs(spans: &[text::Span], chars: &[char]) -> Vec<bool> {
+/// The signs folded words drop, written right before a word: a minus ("-15 HU") and a
+/// comparison ("> 3 cm", "\u{2265}1.5 cm"), which makes a number a bound rather than a
+/// measurement.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Sign {
+    pub minus: bool,
+    pub bound: bool,
+}
+
+/// The comparison signs that make the number after them a bound.
+const BOUND_SIGNS: [char; 6] = ['<', '>', '\u{2264}', '\u{2265}', '\u{2A7D}', '\u{2A7E}'];
+
+/// For each word of a text, the signs written right before it.
+pub fn signs(spans: &[text::Span], chars: &[char]) -> Vec<Sign> {
     spans
         .iter()
         .map(|w| {
@@ -932,7 +960,16 @@ pub fn minus_signs(spans: &[text::Span], chars: &[char]) -> Vec<bool> {
                 .checked_sub(2)
                 .and_then(|i| chars.get(i))
                 .is_none_or(|c| c.is_whitespace() || matches!(c, '(' | '[' | ',' | ':' | '='));
-            sign && lead
+            // A comparison may stand apart from its number ("> 3 cm").
+            let bound = chars[..w.start.min(chars.len())]
+                .iter()
+                .rev()
+                .find(|c| **c != ' ')
+                .is_some_and(|c| BOUND_SIGNS.contains(c));
+            Sign {
+                minus: sign && lead,
+                bound,
+            }
         })
         .collect()
 }
@@ -1178,15 +1215,42 @@ mod tests {
         let spans = text::spans(text);
         let chars: Vec<char> = text.chars().collect();
         let words: Vec<Word> = spans.iter().map(|w| w.text.clone()).collect();
-        let negative = minus_signs(&spans, &chars);
+        let signs = signs(&spans, &chars);
         let index_of_words = text::WordIndex::new(&words);
         prefill_signed(
             &LEXICON,
             logic(index).unwrap(),
             &Reading::of(&LEXICON, &index_of_words),
-            Some(&negative),
+            Some(&signs),
         )
         .inputs
+    }
+
+    /// A bound is no measurement: a comparison sign or a bound word before a size leaves its
+    /// input to be given.
+    #[test]
+    fn a_bound_fills_no_size() {
+        let depth = |inputs: &Inputs| number(inputs, "liver_laceration_depth_cm");
+        let f = read_signed(
+            "aast-ois-2018",
+            "Liver laceration (depth > 3 cm) of segment 6.",
+        );
+        assert_eq!(depth(&f), None, "{f:?}");
+        let f = read_signed(
+            "aast-ois-2018",
+            "Liver laceration (depth \u{2265}3 cm) of segment 6.",
+        );
+        assert_eq!(depth(&f), None, "{f:?}");
+        let f = read_signed(
+            "aast-ois-2018",
+            "Liver laceration 4.5 cm deep in segment 6.",
+        );
+        assert_eq!(depth(&f), Some(4.5), "{f:?}");
+        let f = read(
+            "ese-adrenal-incidentaloma-2023",
+            "Advised, as the adrenal nodule is over 1 cm.",
+        );
+        assert_eq!(number(&f, "size_cm"), None, "{f:?}");
     }
 
     #[test]
