@@ -416,18 +416,7 @@ fn a_report_grounds_what_it_asserts_over_http_and_mcp() {
 #[test]
 fn a_report_is_grounded_per_finding_with_its_setting_and_budget() {
     let report = include_str!("fixtures/reports/06-mri-liver-cirrhosis-lirads.txt");
-    let post = |body: serde_json::Value| {
-        send(
-            "POST",
-            "/api/v1/context",
-            &[
-                ("Authorization", &bearer(CONTEXT_KEY)),
-                ("Content-Type", "application/json"),
-                ("CF-Connecting-IP", &crate::support::fresh_ip()),
-            ],
-            Some(body.to_string().as_bytes()),
-        )
-    };
+    let post = |body: serde_json::Value| post_context(&body);
     let reply = post(serde_json::json!({ "text": report, "verified": false }));
     assert_eq!(reply.status, 200, "{}", reply.body);
     let compact = reply.json();
@@ -504,15 +493,9 @@ fn a_report_is_grounded_per_finding_with_its_setting_and_budget() {
     assert!(bad.json()["error"].as_str().unwrap().contains("max_tokens"));
 }
 
-/// Over HTTP, a report's systems are filled in from the finding that offers each, and say
-/// which: the adrenal paper reads the 1.9 cm adrenal nodule, not the report's other sizes, and
-/// its evaluate link carries that size.
-#[test]
-fn a_reports_systems_are_filled_in_from_their_own_findings() {
-    let report = include_str!("fixtures/reports/31-ct-ap-diverticulitis-aaa-incidentals.txt");
-    let body = serde_json::json!({ "text": report, "verified": false, "format": "markdown",
-        "max_tokens": 16000 });
-    let reply = send(
+/// POSTs `body` to the context route with the test key, from an address of its own.
+fn post_context(body: &serde_json::Value) -> crate::support::Reply {
+    send(
         "POST",
         "/api/v1/context",
         &[
@@ -521,7 +504,18 @@ fn a_reports_systems_are_filled_in_from_their_own_findings() {
             ("CF-Connecting-IP", &crate::support::fresh_ip()),
         ],
         Some(body.to_string().as_bytes()),
-    );
+    )
+}
+
+/// Over HTTP, a report's systems are filled in from the finding that offers each, and say
+/// which: the adrenal paper reads the 1.9 cm adrenal nodule, not the report's other sizes, and
+/// its evaluate link carries that size.
+#[test]
+fn a_reports_systems_are_filled_in_from_their_own_findings() {
+    let report = include_str!("fixtures/reports/31-ct-ap-diverticulitis-aaa-incidentals.txt");
+    let body = serde_json::json!({ "text": report, "verified": false, "format": "markdown",
+        "max_tokens": 16000 });
+    let reply = post_context(&body);
     assert_eq!(reply.status, 200, "{}", reply.body);
     let markdown = reply.body;
     let call = serde_json::json!({ "jsonrpc": "2.0", "id": 1, "method": "tools/call",
@@ -580,16 +574,7 @@ fn a_reports_systems_are_filled_in_from_their_own_findings() {
 fn the_history_states_the_patient_for_each_finding_over_http() {
     let report = include_str!("fixtures/reports/11-us-pelvis-adnexal-orads.txt");
     let body = serde_json::json!({ "text": report, "verified": false });
-    let reply = send(
-        "POST",
-        "/api/v1/context",
-        &[
-            ("Authorization", &bearer(CONTEXT_KEY)),
-            ("Content-Type", "application/json"),
-            ("CF-Connecting-IP", &crate::support::fresh_ip()),
-        ],
-        Some(body.to_string().as_bytes()),
-    );
+    let reply = post_context(&body);
     assert_eq!(reply.status, 200, "{}", reply.body);
     let answer = reply.json();
     let cyst = answer["findings"]

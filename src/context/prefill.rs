@@ -1051,46 +1051,72 @@ mod tests {
     /// that asks for a mean or a short axis, the mean or the smaller of the first two.
     #[test]
     fn dimensions_are_one_measurement() {
-        let f = read(
-            "acr-ti-rads-2017",
-            "Right lobe solid nodule, 1.8 x 1.4 x 1.2 cm.",
-        );
-        assert_eq!(number(&f, "max_diameter_mm"), Some(18.0), "{f:?}");
-        let f = read(
-            "acr-ti-rads-2017",
-            "Left lobe nodule 12 by 10 by 13 mm, spongiform.",
-        );
-        assert_eq!(number(&f, "max_diameter_mm"), Some(13.0), "{f:?}");
-        let f = read(
-            "acr-ti-rads-2017",
-            "Right lobe nodule 1.8x1.4x1.2cm, solid.",
-        );
-        assert_eq!(number(&f, "max_diameter_mm"), Some(18.0), "{f:?}");
-        let f = read("acr-ti-rads-2017", "Right lobe nodule 8x6 mm, solid.");
-        assert_eq!(number(&f, "max_diameter_mm"), Some(8.0), "{f:?}");
-        // Fleischner's size is the average diameter; Lung-RADS's the mean.
-        let f = read(
-            "fleischner-2017",
-            "8 x 5 mm solid nodule in the right upper lobe.",
-        );
-        assert_eq!(number(&f, "size_mm"), Some(6.5), "{f:?}");
-        let f = read(
-            "acr-lung-rads-v2022",
-            "7 x 5 mm solid nodule in the left upper lobe.",
-        );
-        assert_eq!(number(&f, "solid_mean_mm"), Some(6.0), "{f:?}");
-        // RECIST's lymph node short axis is the smaller.
-        let f = read("recist-1-1", "Enlarged portocaval lymph node 15 x 9 mm.");
-        assert_eq!(number(&f, "node_short_axis_mm"), Some(9.0), "{f:?}");
-        // One dimension is as written; numbers not joined are sizes of their own.
-        let f = read("acr-ti-rads-2017", "Right lobe nodule 1.8 cm, solid.");
-        assert_eq!(number(&f, "max_diameter_mm"), Some(18.0), "{f:?}");
-        // A rate of change is no size.
-        let f = read(
-            "acr-if-adrenal-2017",
-            "A growth of less than 3 mm per year indicates a benign nodule.",
-        );
-        assert_eq!(number(&f, "size_cm"), None, "{f:?}");
+        // (system, text, input, the value read)
+        let cases = [
+            (
+                "acr-ti-rads-2017",
+                "Right lobe solid nodule, 1.8 x 1.4 x 1.2 cm.",
+                "max_diameter_mm",
+                Some(18.0),
+            ),
+            (
+                "acr-ti-rads-2017",
+                "Left lobe nodule 12 by 10 by 13 mm, spongiform.",
+                "max_diameter_mm",
+                Some(13.0),
+            ),
+            (
+                "acr-ti-rads-2017",
+                "Right lobe nodule 1.8x1.4x1.2cm, solid.",
+                "max_diameter_mm",
+                Some(18.0),
+            ),
+            (
+                "acr-ti-rads-2017",
+                "Right lobe nodule 8x6 mm, solid.",
+                "max_diameter_mm",
+                Some(8.0),
+            ),
+            // Fleischner's size is the average diameter; Lung-RADS's the mean.
+            (
+                "fleischner-2017",
+                "8 x 5 mm solid nodule in the right upper lobe.",
+                "size_mm",
+                Some(6.5),
+            ),
+            (
+                "acr-lung-rads-v2022",
+                "7 x 5 mm solid nodule in the left upper lobe.",
+                "solid_mean_mm",
+                Some(6.0),
+            ),
+            // RECIST's lymph node short axis is the smaller.
+            (
+                "recist-1-1",
+                "Enlarged portocaval lymph node 15 x 9 mm.",
+                "node_short_axis_mm",
+                Some(9.0),
+            ),
+            // One dimension is as written.
+            (
+                "acr-ti-rads-2017",
+                "Right lobe nodule 1.8 cm, solid.",
+                "max_diameter_mm",
+                Some(18.0),
+            ),
+            // A rate of change is no size.
+            (
+                "acr-if-adrenal-2017",
+                "A growth of less than 3 mm per year indicates a benign nodule.",
+                "size_cm",
+                None,
+            ),
+        ];
+        for (slug, text, id, want) in cases {
+            let f = read(slug, text);
+            assert_eq!(number(&f, id), want, "{text}: {f:?}");
+        }
+        // Numbers not joined are sizes of their own.
         let sizes = sizes_and_age(
             &LEXICON,
             &text::words("Nodules of 4 and 6 mm; 3 x 2 cm mass"),
