@@ -840,6 +840,52 @@ fn withheld_system(w: &Withheld) -> WithheldSystem {
     }
 }
 
+/// A report's findings as its systems' evaluations read them: each finding's words, its first
+/// system's evaluation, and the report's history.
+struct FindingsRead<'a> {
+    finding: &'a super::Finding,
+    words: &'a [Option<FindingWords>],
+    first: &'a [Option<(&'static Logic, Evaluated)>],
+    history: &'a History,
+}
+
+impl FindingsRead<'_> {
+    /// The finding a report's system (`index`, whose logic is `logic`) is read on, not the
+    /// whole report, which would give one system another finding's size ("1.1 cm" of the
+    /// thyroid nodule for the adrenal one): of the findings that offer it, the one from which
+    /// its evaluator reads the most inputs (the findings' line that describes a lesion over the
+    /// impression's line that names it), the first of those (impression first). With it, the
+    /// evaluation, `None` when it is the finding's own first-system evaluation.
+    fn best_for(
+        &self,
+        knowledge: &Knowledge,
+        index: usize,
+        logic: &'static Logic,
+    ) -> Option<(usize, Option<Evaluated>)> {
+        let mut best: Option<(usize, Option<Evaluated>, usize)> = None;
+        for (g, group) in self.finding.groups.iter().enumerate() {
+            if !group.assertion.grounded() || !group.systems.iter().any(|s| s.index == index) {
+                continue;
+            }
+            let (own, read) = match &self.first[g] {
+                Some((l, e)) if std::ptr::eq(*l, logic) => (None, e.prefilled.len()),
+                _ => {
+                    let Some(words) = &self.words[g] else {
+                        continue;
+                    };
+                    let e = words.evaluate(knowledge, logic, self.history);
+                    let read = e.prefilled.len();
+                    (Some(e), read)
+                }
+            };
+            if best.as_ref().is_none_or(|b| read > b.2) {
+                best = Some((g, own, read));
+            }
+        }
+        best.map(|(g, own, _)| (g, own))
+    }
+}
+
 /// Grounds a finding: the systems that govern it, ranked, each with its cited lines and what
 /// the evaluator makes of the finding.
 pub fn ground(knowledge: &Knowledge, query: &ContextQuery) -> Grounding {
@@ -870,42 +916,24 @@ pub fn ground(knowledge: &Knowledge, query: &ContextQuery) -> Grounding {
             Some((logic, words.as_ref()?.evaluate(knowledge, logic, &history)))
         })
         .collect();
-    // A report's system is read on a finding that offers it, not on the whole report, which
-    // would give one system another finding's size ("1.1 cm" of the thyroid nodule for the
-    // adrenal one): of the findings that offer it, the one from which its evaluator reads the
-    // most inputs (the findings' line that describes a lesion over the impression's line that
-    // names it), the first of those (impression first). `None` inside: the finding's own
-    // first-system evaluation is the one.
-    let from_findings: Vec<Option<(usize, Option<Evaluated>)>> = selected
-        .iter()
-        .map(|sel| {
-            let logic = compiled::logic(sel.index)?;
-            finding.by_findings.then_some(())?;
-            let mut best: Option<(usize, Option<Evaluated>, usize)> = None;
-            for (g, group) in finding.groups.iter().enumerate() {
-                if !group.assertion.grounded()
-                    || !group.systems.iter().any(|s| s.index == sel.index)
-                {
-                    continue;
-                }
-                let (own, read) = match &first_evaluations[g] {
-                    Some((l, e)) if std::ptr::eq(*l, logic) => (None, e.prefilled.len()),
-                    _ => {
-                        let Some(words) = &finding_words[g] else {
-                            continue;
-                        };
-                        let e = words.evaluate(knowledge, logic, &history);
-                        let read = e.prefilled.len();
-                        (Some(e), read)
-                    }
-                };
-                if best.as_ref().is_none_or(|b| read > b.2) {
-                    best = Some((g, own, read));
-                }
-            }
-            best.map(|(g, own, _)| (g, own))
-        })
-        .collect();
+    // A report answered by its findings reads each system on one of them.
+    let from_findings: Vec<Option<(usize, Option<Evaluated>)>> = {
+        let read = FindingsRead {
+            finding: &finding,
+            words: &finding_words,
+            first: &first_evaluations,
+            history: &history,
+        };
+        selected
+            .iter()
+            .map(|sel| {
+                let logic = compiled::logic(sel.index)?;
+                finding
+                    .by_findings
+                    .then(|| read.best_for(knowledge, sel.index, logic))?
+            })
+            .collect()
+    };
     // The whole text's reading, for the systems no finding offers.
     let words: Vec<Word> = if from_findings.iter().any(Option::is_none) {
         read.iter().map(|w| w.text.clone()).collect()
