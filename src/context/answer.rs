@@ -302,8 +302,8 @@ pub struct SystemContext {
     pub prefilled: BTreeMap<String, Given>,
     /// Where a report's inputs were read from: the `[start, end)` span of the finding that
     /// offers this system and states the most of what its evaluator needs (the first such,
-    /// impression first), so one finding's size is never read as another's. Absent when the whole text was read (a
-    /// one-finding text, or a system only the request asked for).
+    /// impression first), so one finding's size is never read as another's. Absent when the
+    /// whole text was read (a one-finding text, or a system only the request asked for).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub prefilled_from: Option<[usize; 2]>,
     pub decided: Vec<Decided>,
@@ -648,7 +648,7 @@ pub fn reference(slug: &str, id: &str) -> Option<String> {
 
 /// A finding's words as its evaluations read them: the patient's age where the report states
 /// it, then the finding's own words, each with its offsets in the submitted text, folded, and
-/// whether a minus sign stands right before it.
+/// the signs written right before it (a minus, a comparison).
 struct FindingWords {
     spans: Vec<text::Span>,
     folded: Vec<Word>,
@@ -677,10 +677,7 @@ impl FindingWords {
         logic: &'static Logic,
         history: &History,
     ) -> Evaluated {
-        let index = text::WordIndex::new(&self.folded);
-        let reading = prefill::Reading::of(knowledge.lexicon, &index);
-        let mut filled =
-            prefill::prefill_signed(knowledge.lexicon, logic, &reading, Some(&self.signs));
+        let mut filled = self.read(knowledge, logic);
         let mut from_history = BTreeMap::new();
         let unread: Vec<&'static str> = logic
             .inputs
@@ -696,6 +693,19 @@ impl FindingWords {
             }
         }
         Evaluated::filled(logic, filled, from_history)
+    }
+
+    /// The inputs of `logic` these words state.
+    fn read(&self, knowledge: &Knowledge, logic: &'static Logic) -> prefill::Filled {
+        let index = text::WordIndex::new(&self.folded);
+        let reading = prefill::Reading::of(knowledge.lexicon, &index);
+        prefill::prefill_signed(knowledge.lexicon, logic, &reading, Some(&self.signs))
+    }
+
+    /// The characters `[start, end)` of the words `[a, b)`.
+    fn chars_of(&self, (a, b): (usize, usize)) -> Option<[usize; 2]> {
+        let words = &self.spans;
+        Some([words.get(a)?.start, words.get(b.checked_sub(1)?)?.end])
     }
 }
 
@@ -732,18 +742,11 @@ impl History {
             return None;
         }
         let mut read = self.read.borrow_mut();
-        let filled = read.entry(logic.slug.as_str()).or_insert_with(|| {
-            let index = text::WordIndex::new(&self.words.folded);
-            let reading = prefill::Reading::of(knowledge.lexicon, &index);
-            prefill::prefill_signed(knowledge.lexicon, logic, &reading, Some(&self.words.signs))
-        });
+        let filled = read
+            .entry(logic.slug.as_str())
+            .or_insert_with(|| self.words.read(knowledge, logic));
         let value = filled.inputs.get(id)?.clone();
-        let (a, b) = *filled.from.get(id)?;
-        let words = &self.words.spans;
-        Some((
-            value,
-            [words.get(a)?.start, words.get(b.checked_sub(1)?)?.end],
-        ))
+        Some((value, self.words.chars_of(*filled.from.get(id)?)?))
     }
 }
 
@@ -765,7 +768,6 @@ fn finding_evaluation(
     evaluated: &Evaluated,
     original: &[char],
 ) -> (Vec<ReadInput>, Vec<MissingInput>, Option<FindingEvaluation>) {
-    let words = &words.spans[..];
     let inputs = evaluated
         .prefilled
         .iter()
@@ -773,10 +775,7 @@ fn finding_evaluation(
             let input = logic.model().input(id)?;
             let span = match evaluated.from_history.get(id) {
                 Some(span) => *span,
-                None => {
-                    let (a, b) = *evaluated.from.get(id)?;
-                    [words.get(a)?.start, words.get(b.checked_sub(1)?)?.end]
-                }
+                None => words.chars_of(*evaluated.from.get(id)?)?,
             };
             Some(ReadInput {
                 id: &input.id,
