@@ -389,14 +389,23 @@ fn measures(
     size: &SizeMention,
 ) -> (Option<&'static str>, Vec<Word>) {
     let is_number = |w: &Word| w.starts_with(|c: char| c.is_ascii_digit());
-    let after = &words[size.end.min(words.len())..(size.end + 4).min(words.len())];
+    // A noun written after what it is of measures what the pair names (a measured noun's
+    // two-word phrase): "abdominal aortic aneurysm measuring 3.6 cm" is the aorta's diameter,
+    // "1.6 cm cystic lesion" a cyst's.
+    let pair = |at: usize, w: &Word, from: usize| {
+        at.checked_sub(1)
+            .filter(|&p| p >= from)
+            .and_then(|p| lexicon.measured(&format!("{} {w}", words[p])))
+    };
+    let from = size.end.min(words.len());
+    let after = &words[from..(size.end + 4).min(words.len())];
     let mut near = Vec::new();
-    for w in after {
+    for (k, w) in after.iter().enumerate() {
         if is_number(w) || lexicon.clause_breaks.contains(&w.as_str()) {
             break;
         }
         if let Some(n) = lexicon.measured(w) {
-            return (Some(n), near);
+            return (Some(pair(from + k, w, from).unwrap_or(n)), near);
         }
         near.push(w.clone());
     }
@@ -406,14 +415,8 @@ fn measures(
             break;
         }
         if let Some(n) = lexicon.measured(w) {
-            // A noun written after what it is of measures what the pair names: "abdominal
-            // aortic aneurysm measuring 3.6 cm" is the aorta's diameter (a measured noun's
-            // two-word phrase).
             let at = size.at.saturating_sub(3) + k;
-            let pair = at
-                .checked_sub(1)
-                .and_then(|p| lexicon.measured(&format!("{} {w}", words[p])));
-            let n = pair.unwrap_or(n);
+            let n = pair(at, w, 0).unwrap_or(n);
             // What qualifies it: the words before it, and those between it and the size
             // ("aortic *root* 3.6 cm").
             let start = at.saturating_sub(3);
@@ -1103,6 +1106,13 @@ mod tests {
                 "Right lobe nodule 1.8 cm, solid.",
                 "max_diameter_mm",
                 Some(18.0),
+            ),
+            // A cystic lesion is a cyst.
+            (
+                "acr-if-pancreatic-cyst-2017",
+                "1.6 x 1.3 cm cystic lesion in the pancreatic body.",
+                "cyst_size_cm",
+                Some(1.6),
             ),
             // A rate of change is no size.
             (
