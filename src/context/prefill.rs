@@ -293,16 +293,14 @@ impl<'a> LengthInput<'a> {
         let nouns: Vec<&'static str> = outside.iter().filter_map(|w| lexicon.measured(w)).collect();
         let aside: Vec<&'static str> = inside.iter().filter_map(|w| lexicon.measured(w)).collect();
         let head = nouns.last().copied();
-        let sum = outside
-            .iter()
-            .chain(&inside)
-            .any(|w| lexicon.aggregate_words.contains(&w.as_str()));
+        // Whether a word of the label, in parentheses or not, is one of `list`.
         let says = |list: &[&str]| {
             outside
                 .iter()
                 .chain(&inside)
                 .any(|w| list.contains(&w.as_str()))
         };
+        let sum = says(lexicon.aggregate_words);
         let (mean, short) = (says(lexicon.mean_words), says(lexicon.short_axis_words));
         let qualifiers = input
             .label
