@@ -343,26 +343,42 @@ struct Expand {
 }
 
 /// The singular of an English plural, when the word looks like one ("cysts", "arteries",
-/// "masses"); not for words ending in "ss", "us" or "is" ("mass", "status", "metastasis").
-fn singular_of(word: &str) -> Option<String> {
+/// "masses"), as its stem and the ending that replaces the plural's; not for words ending in
+/// "ss", "us" or "is" ("mass", "status", "metastasis").
+fn singular_of(word: &str) -> Option<(&str, &'static str)> {
     if word.len() < 4 || !word.ends_with('s') {
         return None;
     }
     if let Some(stem) = word.strip_suffix("ies") {
-        return Some(format!("{stem}y"));
+        return Some((stem, "y"));
     }
     if let Some(stem) = word.strip_suffix("sses") {
-        return Some(format!("{stem}ss"));
+        return Some((stem, "ss"));
     }
     if word.ends_with("ss") || word.ends_with("us") || word.ends_with("is") {
         return None;
     }
-    Some(word[..word.len() - 1].to_string())
+    Some((&word[..word.len() - 1], ""))
 }
 
-/// The index terms a query term may mean.
-fn candidates(map: &Map<&'static [u8]>, term: &str, expand: Expand) -> Vec<Candidate> {
-    let mut out = Vec::new();
+/// The index term that is the singular of `word`, if it is a plural ([`singular_of`]) and its
+/// singular is a term; joined on the stack (it is asked for every term of every finding).
+fn singular_key(word: &str) -> Option<(&'static str, u64)> {
+    let (stem, ending) = singular_of(word)?;
+    let mut joined = [0u8; 64];
+    let len = stem.len() + ending.len();
+    if len > joined.len() {
+        return exact_key([stem, ending].concat().as_bytes());
+    }
+    joined[..stem.len()].copy_from_slice(stem.as_bytes());
+    joined[stem.len()..len].copy_from_slice(ending.as_bytes());
+    exact_key(&joined[..len])
+}
+
+/// The index terms a query term may mean, appended to `out` (a query's candidates, term after
+/// term, are kept in one list).
+fn candidates(map: &Map<&'static [u8]>, term: &str, expand: Expand, out: &mut Vec<Candidate>) {
+    let first = out.len();
     let exact = exact_key(term.as_bytes());
     if let Some((key, id)) = exact {
         out.push(Candidate {
@@ -373,8 +389,7 @@ fn candidates(map: &Map<&'static [u8]>, term: &str, expand: Expand) -> Vec<Candi
         });
     }
     if expand.singular {
-        let singular = singular_of(term).and_then(|w| exact_key(w.as_bytes()));
-        if let Some((key, id)) = singular {
+        if let Some((key, id)) = singular_key(term) {
             out.push(Candidate {
                 term: key,
                 id,
@@ -414,7 +429,7 @@ fn candidates(map: &Map<&'static [u8]>, term: &str, expand: Expand) -> Vec<Candi
             let Some((key, _)) = exact_key(key) else {
                 return true;
             };
-            if key != term && !out.iter().any(|c| c.term == key) {
+            if key != term && !out[first..].iter().any(|c| c.term == key) {
                 let d = edit_distance(term, key);
                 out.push(Candidate {
                     term: key,
@@ -432,11 +447,10 @@ fn candidates(map: &Map<&'static [u8]>, term: &str, expand: Expand) -> Vec<Candi
         } else {
             Fuzzy::new(term.as_bytes(), allowed as u8).walk(map.as_fst(), visit);
         }
-        if out.iter().any(|c| c.kind == MatchKind::Fuzzy) {
+        if out[first..].iter().any(|c| c.kind == MatchKind::Fuzzy) {
             break;
         }
     }
-    out
 }
 
 /// The words of a query that may be typos: unknown to the index, long enough to fuzz, not
@@ -803,7 +817,7 @@ fn rank_in(
     let mut accounted_for: Vec<usize> = Vec::new();
     for (t, term) in terms.iter().enumerate() {
         let first = candidates_seen.len();
-        candidates_seen.extend(candidates(map, term, expand(term)));
+        candidates(map, term, expand(term), &mut candidates_seen);
         for (i, c) in candidates_seen.iter().enumerate().skip(first) {
             let quality = c.kind.quality(c.distance);
             for p in read_postings(POSTINGS, c.id) {
@@ -1360,12 +1374,13 @@ mod tests {
     /// times the work) is taken only for a word with no term one edit away.
     #[test]
     fn a_plural_names_its_singular() {
-        assert_eq!(singular_of("cysts").as_deref(), Some("cyst"));
-        assert_eq!(singular_of("arteries").as_deref(), Some("artery"));
-        assert_eq!(singular_of("masses").as_deref(), Some("mass"));
-        assert_eq!(singular_of("nodules").as_deref(), Some("nodule"));
+        let singular = |w: &str| singular_of(w).map(|(stem, ending)| format!("{stem}{ending}"));
+        assert_eq!(singular("cysts").as_deref(), Some("cyst"));
+        assert_eq!(singular("arteries").as_deref(), Some("artery"));
+        assert_eq!(singular("masses").as_deref(), Some("mass"));
+        assert_eq!(singular("nodules").as_deref(), Some("nodule"));
         for not_plural in ["mass", "status", "metastasis", "cyst", "gas"] {
-            assert_eq!(singular_of(not_plural), None, "{not_plural}");
+            assert_eq!(singular(not_plural), None, "{not_plural}");
         }
     }
 
@@ -1377,7 +1392,9 @@ mod tests {
                 fuzzy: true,
                 singular: false,
             };
-            candidates(&index(), word, expand)
+            let mut found = Vec::new();
+            candidates(&index(), word, expand, &mut found);
+            found
                 .into_iter()
                 .filter(|c| c.kind == MatchKind::Fuzzy)
                 .map(|c| (c.term, c.distance))

@@ -529,33 +529,62 @@ const RESTATED_WORDS: usize = 2;
 /// letters or more, at least [`RESTATED_WORDS`]), so it reaches the same organ. The pairs are
 /// bounded by the findings a text holds.
 fn restate(knowledge: &Knowledge, found: &mut [Found]) {
-    let content = |words: &[Word]| -> std::collections::BTreeSet<Word> {
-        words
-            .iter()
-            .filter(|w| w.len() >= 4 || w.starts_with(|c: char| c.is_ascii_digit()))
-            .cloned()
-            .collect()
-    };
     let names_organ = |words: &[Word]| knowledge.lexicon.index().organs.any(words);
-    let bodies: Vec<(bool, std::collections::BTreeSet<Word>)> = found
-        .iter()
-        .map(|f| (f.key == 0, content(&f.words)))
+    // The impression sentences that name no organ; most reports have few or none, and then no
+    // finding's words are gathered.
+    let restating: Vec<usize> = (0..found.len())
+        .filter(|&i| found[i].key == 0 && !names_organ(&found[i].words))
         .collect();
-    for i in 0..found.len() {
-        if !bodies[i].0 || names_organ(&found[i].words) {
-            continue;
+    if restating.is_empty() {
+        return;
+    }
+    // Each finding's content words (sizes and words of four letters or more), sorted and
+    // distinct, so that two findings' shared words are counted in one pass over both.
+    let contents: Vec<Vec<&str>> = found
+        .iter()
+        .map(|f| {
+            let mut words: Vec<&str> = f
+                .words
+                .iter()
+                .map(Word::as_str)
+                .filter(|w| w.len() >= 4 || w.starts_with(|c: char| c.is_ascii_digit()))
+                .collect();
+            words.sort_unstable();
+            words.dedup();
+            words
+        })
+        .collect();
+    let shared = |a: &[&str], b: &[&str]| {
+        let (mut i, mut j, mut n) = (0, 0, 0);
+        while i < a.len() && j < b.len() {
+            match a[i].cmp(b[j]) {
+                std::cmp::Ordering::Less => i += 1,
+                std::cmp::Ordering::Greater => j += 1,
+                std::cmp::Ordering::Equal => {
+                    n += 1;
+                    i += 1;
+                    j += 1;
+                }
+            }
         }
-        let best = (0..found.len())
-            .filter(|&j| !bodies[j].0)
-            .map(|j| (bodies[i].1.intersection(&bodies[j].1).count(), j))
-            .filter(|(shared, _)| *shared >= RESTATED_WORDS)
-            .max_by_key(|(shared, j)| (*shared, std::cmp::Reverse(*j)));
-        if let Some((_, j)) = best {
-            let (context, words) = (found[j].context.clone(), found[j].words.clone());
-            found[i].context.push(' ');
-            found[i].context.push_str(&context);
-            found[i].words.extend(words);
-        }
+        n
+    };
+    let borrowed: Vec<(usize, usize)> = restating
+        .into_iter()
+        .filter_map(|i| {
+            (0..found.len())
+                .filter(|&j| found[j].key != 0)
+                .map(|j| (shared(&contents[i], &contents[j]), j))
+                .filter(|(shared, _)| *shared >= RESTATED_WORDS)
+                .max_by_key(|(shared, j)| (*shared, std::cmp::Reverse(*j)))
+                .map(|(_, j)| (i, j))
+        })
+        .collect();
+    for (i, j) in borrowed {
+        let (context, words) = (found[j].context.clone(), found[j].words.clone());
+        found[i].context.push(' ');
+        found[i].context.push_str(&context);
+        found[i].words.extend(words);
     }
 }
 
