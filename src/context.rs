@@ -2242,6 +2242,56 @@ mod setting_tests {
         assert!(status(&bare).is_empty());
     }
 
+    /// A boolean about the patient that a report setting states (`setting` on the input): the
+    /// adrenal papers' history of cancer is true where the clinical history states a cancer,
+    /// even one it places in the past, with the history's words; a negated history or a
+    /// relative's cancer leaves it unread, and nothing makes it false.
+    #[test]
+    fn a_cancer_the_clinical_history_states_reaches_the_adrenal_evaluation() {
+        let report = |history: &str| {
+            format!(
+                "CT ABDOMEN\n\nCLINICAL HISTORY: 63-year-old woman with abdominal pain. \
+                 {history}\n\nFINDINGS:\nAdrenals: 2.1 cm indeterminate left adrenal \
+                 nodule.\n\nIMPRESSION:\n1. Indeterminate 2.1 cm left adrenal nodule.\n"
+            )
+        };
+        use crate::corpus::evaluate::Given;
+        let read = |text: &str| -> Vec<(Given, String, [usize; 2])> {
+            let answer = ground(text);
+            let f = &answer.findings[0];
+            // Both adrenal papers that lead such a nodule take a history of cancer.
+            let first = f.systems[0].slug;
+            assert!(
+                ["acr-ac-adrenal-mass-2021", "acr-if-adrenal-2017"].contains(&first),
+                "{first}"
+            );
+            f.inputs
+                .iter()
+                .filter(|i| i.id == "cancer_history")
+                .map(|i| (i.value.clone(), i.text.clone(), i.span))
+                .collect()
+        };
+        let text = report("History of breast cancer treated in 2015.");
+        let cancer = read(&text);
+        assert_eq!(cancer.len(), 1, "{cancer:?}");
+        assert_eq!(cancer[0].0, Given::Flag(true));
+        assert_eq!(cancer[0].1, "breast cancer");
+        let chars: Vec<char> = text.chars().collect();
+        let at: String = chars[cancer[0].2[0]..cancer[0].2[1]].iter().collect();
+        assert_eq!(at, "breast cancer");
+        assert!(cancer[0].2[1] < text.find("FINDINGS").unwrap());
+        let answer = ground(&text);
+        let link = &answer.findings[0].evaluation.as_ref().unwrap().link;
+        assert!(link.contains("cancer_history=true"), "{link}");
+        for unread in [
+            "No personal history of malignancy.",
+            "Mother with breast cancer at 44.",
+            "No cancer history.",
+        ] {
+            assert!(read(&report(unread)).is_empty(), "{unread}");
+        }
+    }
+
     /// "I cannot see any ..." rules out what follows, as British reports write it.
     #[test]
     fn what_the_reporter_cannot_see_is_ruled_out() {

@@ -608,3 +608,63 @@ fn the_history_states_the_patient_for_each_finding_over_http() {
         .unwrap()
         .contains("menopausal_status=postmenopausal"));
 }
+
+/// Over HTTP, a cancer the clinical history states, even in the past ("History of breast
+/// cancer treated in 2015"), fills the adrenal papers' `cancer_history` for the adrenal
+/// nodule, with the history's words; the relative's cancer in the same history does not count
+/// on its own.
+#[test]
+fn a_cancer_the_history_states_fills_the_adrenal_cancer_history_over_http() {
+    let report = |history: &str| {
+        format!(
+            "CT ABDOMEN AND PELVIS WITH IV CONTRAST\n\nCLINICAL HISTORY: 63-year-old woman with \
+             right lower quadrant pain for 2 days. {history}\n\nTECHNIQUE: Portal venous \
+             phase.\n\nFINDINGS:\nLiver: Normal.\nAdrenals: 2.1 x 1.8 cm left adrenal nodule \
+             measuring 35 HU on this portal venous study. Right adrenal normal.\nKidneys: No \
+             hydronephrosis.\n\nIMPRESSION:\n1. Indeterminate 2.1 cm left adrenal nodule.\n"
+        )
+    };
+    let cancer_history = |text: &str| -> Option<serde_json::Value> {
+        let body = serde_json::json!({ "text": text, "verified": false });
+        let reply = post_context(&body);
+        assert_eq!(reply.status, 200, "{}", reply.body);
+        let answer = reply.json();
+        let nodule = answer["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|f| {
+                f["text"]
+                    .as_str()
+                    .unwrap()
+                    .contains("2.1 cm left adrenal nodule")
+            })
+            .expect("the adrenal nodule is a finding")
+            .clone();
+        let slug = nodule["systems"][0]["slug"].as_str().unwrap().to_string();
+        assert!(slug.contains("adrenal"), "{slug}");
+        let read = nodule["inputs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|i| i["id"] == "cancer_history")
+            .cloned();
+        if read.is_some() {
+            let link = nodule["evaluation"]["link"].as_str().unwrap();
+            assert!(link.contains("cancer_history=true"), "{link}");
+        }
+        read
+    };
+    let text = report("History of breast cancer treated in 2015. Mother with ovarian cancer.");
+    let read = cancer_history(&text).expect("the history's cancer is read");
+    assert_eq!(read["value"], true);
+    assert_eq!(read["text"], "breast cancer");
+    let span = &read["span"];
+    let chars: Vec<char> = text.chars().collect();
+    let at: String = chars[span[0].as_u64().unwrap() as usize..span[1].as_u64().unwrap() as usize]
+        .iter()
+        .collect();
+    assert_eq!(at, "breast cancer");
+    assert!(cancer_history(&report("Mother with ovarian cancer.")).is_none());
+    assert!(cancer_history(&report("No personal history of malignancy.")).is_none());
+}

@@ -8,7 +8,7 @@
 
 use super::assertion::RuledOut;
 use super::findings::Assertion;
-use super::prefill;
+use super::{prefill, setting};
 use super::{rank_with_withheld, ContextQuery, Detail, Selected, Withheld};
 use crate::corpus::compiled::{self, Logic, SYSTEMS};
 use crate::corpus::evaluate::{self as evaluator, Cited, Evaluation, Given, UnitStatus};
@@ -692,6 +692,20 @@ impl FindingWords {
                 from_history.insert(id.to_string(), span);
             }
         }
+        // A boolean about the patient that a report setting states ("History of breast
+        // cancer"): true where the history states that setting.
+        for input in &logic.inputs {
+            let Some(setting) = input.setting.as_deref() else {
+                continue;
+            };
+            if input.about != Some(About::Patient) || filled.inputs.contains_key(&input.id) {
+                continue;
+            }
+            if let Some(&(_, span)) = history.settings.iter().find(|(s, _)| *s == setting) {
+                filled.inputs.insert(input.id.clone(), Given::Flag(true));
+                from_history.insert(input.id.clone(), span);
+            }
+        }
         Evaluated::filled(logic, filled, from_history)
     }
 
@@ -710,23 +724,48 @@ impl FindingWords {
 }
 
 /// A report's clinical history as its findings' evaluations read it: its words (what it rules
-/// out blanked), and per system what it states, read once.
+/// out blanked), per system what it states, read once, and the report settings it states
+/// (where it places something in the past, that counts: "History of breast cancer").
 struct History {
     words: FindingWords,
     read: std::cell::RefCell<BTreeMap<&'static str, prefill::Filled>>,
+    settings: Vec<(&'static str, [usize; 2])>,
 }
 
 impl History {
-    /// The history of the text whose words (as read) are `read`: the words within `spans`.
-    fn of(read: &[text::Span], spans: &[[usize; 2]], original: &[char]) -> History {
+    /// The history of the text whose words (as read) are `read`: the words within `spans`;
+    /// `ruled` are the text's ruled-out phrases.
+    fn of(
+        knowledge: &Knowledge,
+        read: &[text::Span],
+        spans: &[[usize; 2]],
+        original: &[char],
+        ruled: &[RuledOut],
+    ) -> History {
         let own = spans
             .iter()
             .flat_map(|&[from, to]| text::within(read, from, to))
             .cloned()
             .collect();
+        // The history's words cut again, with only what it negates, asks about or says of a
+        // relative left out, as the report's setting is read.
+        let cut: Vec<text::Span> = spans
+            .iter()
+            .flat_map(|&[from, to]| {
+                let section: String = original[from..to].iter().collect();
+                text::spans(&section).into_iter().map(move |w| text::Span {
+                    start: w.start + from,
+                    end: w.end + from,
+                    ..w
+                })
+            })
+            .collect();
+        let patients = setting::patients_words(&cut, ruled, None);
+        let folded: Vec<Word> = patients.iter().map(|w| w.text.clone()).collect();
         History {
             words: FindingWords::of(own, &[], original),
             read: Default::default(),
+            settings: setting::stated(knowledge, &patients, &folded),
         }
     }
 
@@ -905,7 +944,13 @@ pub fn ground(knowledge: &Knowledge, query: &ContextQuery) -> Grounding {
             (!g.systems.is_empty()).then(|| FindingWords::of(g.words(&read), report_age, &original))
         })
         .collect();
-    let history = History::of(&read, &finding.history, &original);
+    let history = History::of(
+        knowledge,
+        &read,
+        &finding.history,
+        &original,
+        &finding.ruled_out,
+    );
     let first_evaluations: Vec<Option<(&'static Logic, Evaluated)>> = finding
         .groups
         .iter()

@@ -605,6 +605,20 @@ mod tests {
         assert_eq!(ruled, ["historical: pancreatitis (History of)"]);
         let (_, ruled) = read("Family history of thyroid cancer.");
         assert_eq!(ruled, ["family: thyroid cancer (Family history of)"]);
+        // A relative named with the condition: the condition is the relative's.
+        let (_, ruled) = read("Mother diagnosed with breast cancer at 44.");
+        assert_eq!(
+            ruled,
+            ["family: diagnosed with breast cancer at 44 (Mother)"]
+        );
+        let (_, ruled) = read("Brother with prostate cancer.");
+        assert_eq!(ruled, ["family: with prostate cancer (Brother)"]);
+        // A negated history is negated, not historical: "history of" within the negation does
+        // not start a scope of its own.
+        let (_, ruled) = read("No personal history of malignancy.");
+        assert_eq!(ruled, ["negated: malignancy (No personal history of)"]);
+        let (_, ruled) = read("Follow-up in a patient without a history of malignancy.");
+        assert_eq!(ruled, ["negated: malignancy (without a history of)"]);
         let (_, ruled) = read("To exclude pulmonary embolism.");
         assert_eq!(ruled, ["hypothetical: pulmonary embolism (To exclude)"]);
         // A hedge keeps the finding: it may be present.

@@ -55,38 +55,18 @@ pub fn read(
     cut: &[text::Span],
     ruled: &[RuledOut],
 ) -> Setting {
-    let blanked: Vec<[usize; 2]> = ruled
-        .iter()
-        .filter(|r| r.assertion != Category::Historical)
-        .flat_map(|r| [r.span, r.trigger_span])
-        .collect();
     let mut chars = text::char_vec(original);
-    text::blank(&mut chars, &blanked);
-    let spans = text::spans_outside(cut, &blanked);
+    let spans = patients_words(cut, ruled, Some(&mut chars));
     let words: Vec<Word> = spans.iter().map(|s| s.text.clone()).collect();
-    let index = text::WordIndex::new(&words);
     let mut setting = Setting::default();
-    for entry in knowledge.lexicon.settings {
-        let first = entry
-            .phrases
-            .iter()
-            .filter_map(|p| {
-                let phrase: Vec<Word> = p.split(' ').map(Word::from).collect();
-                let first = index.starts(&phrase).next();
-                first.map(|at| (at, at + phrase.len()))
-            })
-            .min();
-        let Some((at, end)) = first else {
-            continue;
-        };
-        let span = [spans[at].start, spans[end - 1].end];
+    for (name, span) in stated(knowledge, &spans, &words) {
         setting.read.push(Stated {
-            setting: entry.name,
+            setting: name,
             text: chars[span[0]..span[1]].iter().collect(),
             span,
         });
-        if !SEXES.contains(&entry.name) {
-            setting.settings.push(entry.name);
+        if !SEXES.contains(&name) {
+            setting.settings.push(name);
         }
     }
     setting.sex = setting
@@ -99,6 +79,52 @@ pub fn read(
         .1
         .map(|a| a.years);
     setting
+}
+
+/// The words of `cut` that can state a setting: those outside what `ruled` negates, asks about or
+/// says of a relative (their triggers too); what it places in the past stays. With `chars`
+/// (the text's characters), those phrases are blanked there as well.
+pub fn patients_words(
+    cut: &[text::Span],
+    ruled: &[RuledOut],
+    chars: Option<&mut [char]>,
+) -> Vec<text::Span> {
+    let blanked: Vec<[usize; 2]> = ruled
+        .iter()
+        .filter(|r| r.assertion != Category::Historical)
+        .flat_map(|r| [r.span, r.trigger_span])
+        .collect();
+    if let Some(chars) = chars {
+        text::blank(chars, &blanked);
+    }
+    text::spans_outside(cut, &blanked)
+}
+
+/// The settings `words` state (`folded`: their folded words), in the lexicon's order, each
+/// with the character span of its first statement (the earliest of its phrases).
+pub fn stated(
+    knowledge: &Knowledge,
+    words: &[text::Span],
+    folded: &[Word],
+) -> Vec<(&'static str, [usize; 2])> {
+    let index = text::WordIndex::new(folded);
+    knowledge
+        .lexicon
+        .settings
+        .iter()
+        .filter_map(|entry| {
+            let (at, end) = entry
+                .phrases
+                .iter()
+                .filter_map(|p| {
+                    let phrase: Vec<Word> = p.split(' ').map(Word::from).collect();
+                    let first = index.starts(&phrase).next();
+                    first.map(|at| (at, at + phrase.len()))
+                })
+                .min()?;
+            Some((entry.name, [words[at].start, words[end - 1].end]))
+        })
+        .collect()
 }
 
 /// Fires, for what was read of a finding, the cues whose settings the report states and whose

@@ -364,3 +364,46 @@ fn coverage_lists_what_no_cue_reaches() {
     // The pituitary paper is reached only by the cue on the incidental family.
     assert!(c.family_only.contains(&"acr-if-pituitary-2018".to_string()));
 }
+
+/// An input read from a report setting (`setting`) names a setting of the lexicon and is a
+/// boolean about the patient; the build refuses anything else, naming the system's file.
+#[test]
+fn an_input_read_from_a_setting_names_one_and_is_a_boolean_about_the_patient() {
+    let sources = real();
+    let g = sources.grounding.as_ref().unwrap();
+    let with = |mutate: &dyn Fn(&mut super::source::Input)| -> (String, Vec<Problem>) {
+        let mut systems = sources.systems.clone();
+        let (file, system) = systems
+            .iter_mut()
+            .find(|(_, s)| s.slug == "acr-if-adrenal-2017")
+            .unwrap();
+        let k = system
+            .inputs
+            .iter()
+            .position(|i| i.id == "cancer_history")
+            .unwrap();
+        mutate(&mut system.inputs[k]);
+        let path = format!("{file} $.inputs[{k}].setting");
+        let problems = grounding::validate(g, &systems);
+        (path, problems)
+    };
+    let reasons = |path: &str, problems: &[Problem]| -> Vec<String> {
+        problems
+            .iter()
+            .filter(|p| format!("{} {}", p.file, p.path) == path)
+            .map(|p| p.reason.clone())
+            .collect()
+    };
+    let (path, problems) = with(&|i| i.setting = Some("known_cancers".into()));
+    assert_eq!(
+        reasons(&path, &problems),
+        ["unknown setting 'known_cancers': lexicon.json lists the settings"]
+    );
+    let (path, problems) = with(&|i| i.about = None);
+    assert_eq!(
+        reasons(&path, &problems),
+        ["only a boolean input with `about: patient` is read from a setting"]
+    );
+    let (_, problems) = with(&|_| {});
+    assert_eq!(problems, vec![]);
+}

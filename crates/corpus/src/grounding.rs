@@ -16,7 +16,8 @@
 
 use super::problem::Problem;
 use super::source::{
-    Category, Direction, Family, SectionKind, Status, System, Verification, MODALITIES,
+    About, Category, Direction, Family, InputType, SectionKind, Status, System, Verification,
+    MODALITIES,
 };
 use super::syntax::is_date;
 use super::text;
@@ -590,6 +591,27 @@ pub fn validate(grounding: &Grounding, systems: &[(String, System)]) -> Vec<Prob
                     });
                 }
             }
+        }
+    }
+    // An input read from the report's setting names one, and is a boolean about the patient
+    // (the setting's statement makes it true).
+    for (file, system) in systems {
+        for (k, input) in system.inputs.iter().enumerate() {
+            let Some(setting) = &input.setting else {
+                continue;
+            };
+            let reason = if !settings.contains(&setting.as_str()) {
+                format!("unknown setting '{setting}': lexicon.json lists the settings")
+            } else if input.kind != InputType::Boolean || input.about != Some(About::Patient) {
+                "only a boolean input with `about: patient` is read from a setting".to_string()
+            } else {
+                continue;
+            };
+            problems.push(Problem {
+                file: file.clone(),
+                path: format!("$.inputs[{k}].setting"),
+                reason,
+            });
         }
     }
     problems.extend(validate_ranking(&grounding.ranking, &corpus));

@@ -415,6 +415,12 @@ line_struct! {
         /// states it applies to each of the report's findings.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub about: Option<About>,
+        /// For a boolean input about the patient: the report setting (`lexicon.json`,
+        /// `settings`) whose statement in a report's clinical history makes it true ("History
+        /// of breast cancer" states `known_cancer`). Nothing makes it false: a history that
+        /// does not mention a cancer does not rule one out.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub setting: Option<String>,
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         pub codes: Vec<Code>,
     }
