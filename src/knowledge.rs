@@ -63,6 +63,8 @@ pub struct Lexicon {
     pub rate_words: &'static [&'static str],
     /// Words right before a size that make it a bound ("over 1 cm").
     pub bound_words: &'static [&'static str],
+    /// Words shortly before a size that make it an earlier one ("previously 6 mm").
+    pub prior_words: &'static [&'static str],
     /// Words of a length input's label that ask for a measurement's mean.
     pub mean_words: &'static [&'static str],
     /// Words of a length input's label that ask for a short axis.

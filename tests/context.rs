@@ -668,3 +668,40 @@ fn a_cancer_the_history_states_fills_the_adrenal_cancer_history_over_http() {
     assert!(cancer_history(&report("Mother with ovarian cancer.")).is_none());
     assert!(cancer_history(&report("No personal history of malignancy.")).is_none());
 }
+
+/// Over HTTP, the size of a nodule written as a chest report writes it ("5 mm solid right
+/// middle lobe nodule", the noun five words after the size) is Fleischner's `size_mm`, and in
+/// a follow-up the current size is read, not the earlier one ("grown from 6 mm to 9 mm").
+#[test]
+fn a_nodule_size_is_read_as_chest_reports_write_it_over_http() {
+    let size_of = |report: &str, finding: &str| -> Option<f64> {
+        let body = serde_json::json!({ "text": report, "verified": false });
+        let reply = post_context(&body);
+        assert_eq!(reply.status, 200, "{}", reply.body);
+        let answer = reply.json();
+        let found = answer["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|f| f["text"].as_str().unwrap().contains(finding))
+            .unwrap_or_else(|| panic!("no finding {finding}"))
+            .clone();
+        assert_eq!(found["systems"][0]["slug"], "fleischner-2017", "{found}");
+        found["inputs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|i| i["id"] == "size_mm")
+            .and_then(|i| i["value"].as_f64())
+    };
+    let report = include_str!("fixtures/reports/19-ccta-cad-rads-incidental-nodule.txt");
+    assert_eq!(
+        size_of(report, "Incidental 5 mm solid right middle lobe nodule"),
+        Some(5.0)
+    );
+    let follow_up = "CT CHEST WITHOUT CONTRAST\n\nCLINICAL HISTORY: 61-year-old man, former \
+                     smoker, follow-up of a lung nodule.\n\nFINDINGS:\nLungs: The right upper \
+                     lobe solid nodule has grown from 6 mm to 9 mm. No new nodules.\n\n\
+                     IMPRESSION:\n1. Right upper lobe solid nodule, grown from 6 mm to 9 mm.\n";
+    assert_eq!(size_of(follow_up, "grown from 6 mm to 9 mm"), Some(9.0));
+}

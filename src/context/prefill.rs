@@ -396,7 +396,7 @@ fn measures(
             .and_then(|p| lexicon.measured(&format!("{} {w}", words[p])))
     };
     let from = size.end.min(words.len());
-    let after = &words[from..(size.end + 4).min(words.len())];
+    let after = &words[from..(size.end + NOUN_REACH_AFTER).min(words.len())];
     let mut near = Vec::new();
     for (k, w) in after.iter().enumerate() {
         if is_number(w) || lexicon.clause_breaks.contains(&w.as_str()) {
@@ -407,13 +407,13 @@ fn measures(
         }
         near.push(w.clone());
     }
-    let before = &words[size.at.saturating_sub(3)..size.at];
+    let before = &words[size.at.saturating_sub(NOUN_REACH_BEFORE)..size.at];
     for (k, w) in before.iter().enumerate().rev() {
         if is_number(w) {
             break;
         }
         if let Some(n) = lexicon.measured(w) {
-            let at = size.at.saturating_sub(3) + k;
+            let at = size.at.saturating_sub(NOUN_REACH_BEFORE) + k;
             let n = pair(at, w, 0).unwrap_or(n);
             // What qualifies it: the words before it, and those between it and the size
             // ("aortic *root* 3.6 cm").
@@ -428,6 +428,20 @@ fn measures(
     }
     (None, Vec::new())
 }
+
+/// How many words after a size its measured noun is looked for: a chest report's "9 mm solid
+/// right upper lobe nodule" names its noun five words on, "4 mm ground glass left upper lobe
+/// nodule" six.
+const NOUN_REACH_AFTER: usize = 6;
+
+/// How many words before a size its measured noun is looked for (the nearest first, never
+/// past another number): "the solid nodule in the right upper lobe measures 9 mm" names it
+/// seven words back.
+const NOUN_REACH_BEFORE: usize = 8;
+
+/// How many words before a size a `prior_words` word makes it an earlier size ("previously
+/// measuring 6 mm").
+const PRIOR_REACH: usize = 2;
 
 /// Fills the length inputs of a system from the sizes of a finding.
 fn fill_sizes(
@@ -448,15 +462,41 @@ fn fill_sizes(
             .any(|w| lexicon.aggregate_words.contains(&w.as_str()))
     };
     let mut sums = vec![false; sizes.len()];
-    for (i, size) in sizes.iter().enumerate() {
+    for size in sizes {
         let (noun, near) = measures(lexicon, words, size);
-        sums[i] = aggregate(size, &near);
+        sums[read.len()] = aggregate(size, &near);
+        read.push((noun, near));
+    }
+    // The finding's current sizes are read before its earlier ones ("grown from 6 mm to 9 mm",
+    // "9 mm, previously 6 mm"), each in the text's order: the first size that fits an input
+    // fills it.
+    let prior = |size: &SizeMention| {
+        words[size.at.saturating_sub(PRIOR_REACH)..size.at]
+            .iter()
+            .any(|w| lexicon.prior_words.contains(&w.as_str()))
+    };
+    let earlier: Vec<bool> = sizes.iter().map(prior).collect();
+    // A current size that names no noun of its own, written right after an earlier size
+    // ("grown from 6 mm to 9 mm", "previously 6 mm, now 9 mm"), measures what that one does.
+    for i in 1..sizes.len() {
+        let j = i - 1;
+        let next_to = sizes[i].at.saturating_sub(sizes[j].end) <= PRIOR_REACH;
+        if !earlier[i] && earlier[j] && next_to && read[i].0.is_none() {
+            read[i] = read[j].clone();
+        }
+    }
+    let order: Vec<usize> = (0..sizes.len())
+        .filter(|&i| !earlier[i])
+        .chain((0..sizes.len()).filter(|&i| earlier[i]))
+        .collect();
+    for &i in &order {
+        let (size, (noun, near)) = (&sizes[i], &read[i]);
         if let Some(noun) = noun.filter(|_| !sums[i]) {
             let best = lengths
                 .iter()
                 .enumerate()
-                .filter(|(_, l)| !l.contradicted(lexicon, &near))
-                .filter_map(|(k, l)| l.fit(noun).map(|f| (k, f, l.agreement(&near))))
+                .filter(|(_, l)| !l.contradicted(lexicon, near))
+                .filter_map(|(k, l)| l.fit(noun).map(|f| (k, f, l.agreement(near))))
                 .min_by(|a, b| a.1.cmp(&b.1).then(b.2.cmp(&a.2)).then(a.0.cmp(&b.0)));
             if let Some((k, _, _)) = best {
                 if !filled[k] {
@@ -467,7 +507,6 @@ fn fill_sizes(
                 }
             }
         }
-        read.push((noun, near));
     }
     // A system with one length input about a lesion: the first size of a lesion, or of
     // nothing named, when no size named what it measures.
@@ -477,14 +516,12 @@ fn fill_sizes(
             .last()
             .is_none_or(|n| lexicon.lesion_nouns.contains(n));
         if !filled[0] && about_lesion {
-            let first = sizes
+            let first = order
                 .iter()
-                .zip(&read)
-                .zip(&sums)
-                .filter(|(_, &sum)| !sum)
-                .map(|(pair, _)| pair)
-                .find(|(_, (noun, _))| noun.is_none_or(|n| lexicon.lesion_nouns.contains(&n)));
-            if let Some((s, _)) = first {
+                .filter(|&&i| !sums[i])
+                .find(|&&i| read[i].0.is_none_or(|n| lexicon.lesion_nouns.contains(&n)))
+                .map(|&i| &sizes[i]);
+            if let Some(s) = first {
                 if let Some(v) = only.value(s) {
                     out.put(&only.input.id, Given::Number(v), (s.at, s.end));
                 }
@@ -1285,6 +1322,48 @@ mod tests {
             "Advised, as the adrenal nodule is over 1 cm.",
         );
         assert_eq!(number(&f, "size_cm"), None, "{f:?}");
+    }
+
+    /// A size's noun may come several words after it ("9 mm solid right upper lobe nodule") or
+    /// before it ("the solid nodule in the right upper lobe measures 9 mm"); of a current and
+    /// an earlier size, the current one is read, whichever comes first.
+    #[test]
+    fn the_current_size_is_read_and_its_noun_found_where_reports_write_it() {
+        let size = |text: &str| number(&read("fleischner-2017", text), "size_mm");
+        let cases = [
+            ("9 mm solid right upper lobe nodule", Some(9.0)),
+            ("4 mm ground glass left upper lobe nodule", Some(4.0)),
+            (
+                "The solid nodule in the right upper lobe measures 9 mm.",
+                Some(9.0),
+            ),
+            (
+                "Right upper lobe solid nodule, grown from 6 mm to 9 mm.",
+                Some(9.0),
+            ),
+            (
+                "Growing 9 mm solid right upper lobe nodule, previously 6 mm.",
+                Some(9.0),
+            ),
+            (
+                "The solid nodule measures 9 mm (previously 6 mm).",
+                Some(9.0),
+            ),
+            (
+                "Solid nodule, previously measuring 6 mm, now 9 mm.",
+                Some(9.0),
+            ),
+            // An earlier size alone is still the size the finding states.
+            ("Solid nodule, previously 6 mm.", Some(6.0)),
+        ];
+        for (text, expected) in cases {
+            assert_eq!(size(text), expected, "{text}");
+        }
+        let ti_rads = read(
+            "acr-ti-rads-2017",
+            "Right thyroid nodule, TR4, increased from 1.1 cm to 1.6 cm.",
+        );
+        assert_eq!(number(&ti_rads, "max_diameter_mm"), Some(16.0));
     }
 
     #[test]
