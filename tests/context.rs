@@ -367,16 +367,14 @@ fn a_report_grounds_what_it_asserts_over_http_and_mcp() {
             "{ruled_out}: {offered:?}"
         );
     }
-    let chars: Vec<char> = report.chars().collect();
     let ruled = http["finding"]["ruled_out"].as_array().unwrap();
     assert!(ruled.len() >= 10, "{ruled:?}");
     for r in ruled {
-        let span = r["span"].as_array().unwrap();
-        let at: String = chars
-            [span[0].as_u64().unwrap() as usize..span[1].as_u64().unwrap() as usize]
-            .iter()
-            .collect();
-        assert_eq!(at, r["text"].as_str().unwrap(), "{r}");
+        assert_eq!(
+            spanned(report, &r["span"]),
+            r["text"].as_str().unwrap(),
+            "{r}"
+        );
     }
     assert!(ruled.iter().any(|r| r["text"]
         == "pulmonary nodules, consolidation or pleural effusion"
@@ -385,11 +383,10 @@ fn a_report_grounds_what_it_asserts_over_http_and_mcp() {
     let findings = http["findings"].as_array().unwrap();
     assert_eq!(findings[0]["section"], "impression");
     assert_eq!(findings[0]["systems"][0]["slug"], "aast-ois-2018");
-    let span = findings[0]["span"].as_array().unwrap();
-    let at: String = chars[span[0].as_u64().unwrap() as usize..span[1].as_u64().unwrap() as usize]
-        .iter()
-        .collect();
-    assert_eq!(at, findings[0]["text"].as_str().unwrap());
+    assert_eq!(
+        spanned(report, &findings[0]["span"]),
+        findings[0]["text"].as_str().unwrap()
+    );
     // The tool answers the same.
     let call = serde_json::json!({ "jsonrpc": "2.0", "id": 1, "method": "tools/call",
         "params": { "name": "radref_ground", "arguments": { "text": report, "verified": false } } });
@@ -426,14 +423,9 @@ fn a_report_is_grounded_per_finding_with_its_setting_and_budget() {
         .unwrap()
         .iter()
         .any(|s| s == "hcc_risk"));
-    let chars: Vec<char> = report.chars().collect();
     for read in setting["read"].as_array().unwrap() {
-        let [a, b] = [
-            read["span"][0].as_u64().unwrap() as usize,
-            read["span"][1].as_u64().unwrap() as usize,
-        ];
         assert_eq!(
-            chars[a..b].iter().collect::<String>(),
+            spanned(report, &read["span"]),
             read["text"].as_str().unwrap()
         );
     }
@@ -567,42 +559,52 @@ fn a_reports_systems_are_filled_in_from_their_own_findings() {
     );
 }
 
+/// The answer for a report, as JSON, every entry included (`verified=false`).
+fn grounded(report: &str) -> serde_json::Value {
+    let body = serde_json::json!({ "text": report, "verified": false });
+    let reply = post_context(&body);
+    assert_eq!(reply.status, 200, "{}", reply.body);
+    reply.json()
+}
+
+/// The first finding of `answer` whose text holds `text`.
+fn finding_with<'a>(answer: &'a serde_json::Value, text: &str) -> &'a serde_json::Value {
+    answer["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["text"].as_str().unwrap().contains(text))
+        .unwrap_or_else(|| panic!("no finding with {text:?}"))
+}
+
+/// The input `id` a finding's evaluation reads, if it reads it.
+fn input_read<'a>(finding: &'a serde_json::Value, id: &str) -> Option<&'a serde_json::Value> {
+    finding["inputs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|i| i["id"] == id)
+}
+
+/// The characters of `text` a `[start, end)` span of the answer points at.
+fn spanned(text: &str, span: &serde_json::Value) -> String {
+    let at = |k: usize| span[k].as_u64().unwrap() as usize;
+    text.chars().skip(at(0)).take(at(1) - at(0)).collect()
+}
+
 /// Over HTTP, what a report's clinical history states about the patient reaches its findings:
 /// the ovarian cyst's O-RADS evaluation reads the menopausal status from the history, with the
 /// history's words.
 #[test]
 fn the_history_states_the_patient_for_each_finding_over_http() {
     let report = include_str!("fixtures/reports/11-us-pelvis-adnexal-orads.txt");
-    let body = serde_json::json!({ "text": report, "verified": false });
-    let reply = post_context(&body);
-    assert_eq!(reply.status, 200, "{}", reply.body);
-    let answer = reply.json();
-    let cyst = answer["findings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|f| {
-            f["text"]
-                .as_str()
-                .unwrap()
-                .contains("4.6 cm unilocular left ovarian cyst")
-                && f["systems"][0]["slug"] == "acr-o-rads-us-v2022"
-        })
-        .expect("the new cyst, graded by O-RADS US");
-    let status = cyst["inputs"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|i| i["id"] == "menopausal_status")
-        .expect("the menopausal status is read");
+    let answer = grounded(report);
+    let cyst = finding_with(&answer, "4.6 cm unilocular left ovarian cyst");
+    assert_eq!(cyst["systems"][0]["slug"], "acr-o-rads-us-v2022");
+    let status = input_read(cyst, "menopausal_status").expect("the menopausal status is read");
     assert_eq!(status["value"], "postmenopausal");
-    let span = &status["span"];
-    let chars: Vec<char> = report.chars().collect();
-    let at: String = chars[span[0].as_u64().unwrap() as usize..span[1].as_u64().unwrap() as usize]
-        .iter()
-        .collect();
-    assert_eq!(at, "postmenopausal");
-    assert!(span[1].as_u64().unwrap() < report.find("TECHNIQUE").unwrap() as u64);
+    assert_eq!(spanned(report, &status["span"]), "postmenopausal");
+    assert!(status["span"][1].as_u64().unwrap() < report.find("TECHNIQUE").unwrap() as u64);
     assert!(cyst["evaluation"]["link"]
         .as_str()
         .unwrap()
@@ -625,30 +627,11 @@ fn a_cancer_the_history_states_fills_the_adrenal_cancer_history_over_http() {
         )
     };
     let cancer_history = |text: &str| -> Option<serde_json::Value> {
-        let body = serde_json::json!({ "text": text, "verified": false });
-        let reply = post_context(&body);
-        assert_eq!(reply.status, 200, "{}", reply.body);
-        let answer = reply.json();
-        let nodule = answer["findings"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|f| {
-                f["text"]
-                    .as_str()
-                    .unwrap()
-                    .contains("2.1 cm left adrenal nodule")
-            })
-            .expect("the adrenal nodule is a finding")
-            .clone();
-        let slug = nodule["systems"][0]["slug"].as_str().unwrap().to_string();
+        let answer = grounded(text);
+        let nodule = finding_with(&answer, "2.1 cm left adrenal nodule");
+        let slug = nodule["systems"][0]["slug"].as_str().unwrap();
         assert!(slug.contains("adrenal"), "{slug}");
-        let read = nodule["inputs"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|i| i["id"] == "cancer_history")
-            .cloned();
+        let read = input_read(nodule, "cancer_history").cloned();
         if read.is_some() {
             let link = nodule["evaluation"]["link"].as_str().unwrap();
             assert!(link.contains("cancer_history=true"), "{link}");
@@ -659,12 +642,7 @@ fn a_cancer_the_history_states_fills_the_adrenal_cancer_history_over_http() {
     let read = cancer_history(&text).expect("the history's cancer is read");
     assert_eq!(read["value"], true);
     assert_eq!(read["text"], "breast cancer");
-    let span = &read["span"];
-    let chars: Vec<char> = text.chars().collect();
-    let at: String = chars[span[0].as_u64().unwrap() as usize..span[1].as_u64().unwrap() as usize]
-        .iter()
-        .collect();
-    assert_eq!(at, "breast cancer");
+    assert_eq!(spanned(&text, &read["span"]), "breast cancer");
     assert!(cancer_history(&report("Mother with ovarian cancer.")).is_none());
     assert!(cancer_history(&report("No personal history of malignancy.")).is_none());
 }
@@ -675,24 +653,10 @@ fn a_cancer_the_history_states_fills_the_adrenal_cancer_history_over_http() {
 #[test]
 fn a_nodule_size_is_read_as_chest_reports_write_it_over_http() {
     let size_of = |report: &str, finding: &str| -> Option<f64> {
-        let body = serde_json::json!({ "text": report, "verified": false });
-        let reply = post_context(&body);
-        assert_eq!(reply.status, 200, "{}", reply.body);
-        let answer = reply.json();
-        let found = answer["findings"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|f| f["text"].as_str().unwrap().contains(finding))
-            .unwrap_or_else(|| panic!("no finding {finding}"))
-            .clone();
+        let answer = grounded(report);
+        let found = finding_with(&answer, finding);
         assert_eq!(found["systems"][0]["slug"], "fleischner-2017", "{found}");
-        found["inputs"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|i| i["id"] == "size_mm")
-            .and_then(|i| i["value"].as_f64())
+        input_read(found, "size_mm").and_then(|i| i["value"].as_f64())
     };
     let report = include_str!("fixtures/reports/19-ccta-cad-rads-incidental-nodule.txt");
     assert_eq!(
