@@ -390,6 +390,8 @@ pub struct LexiconIndex {
     /// The measured noun each of their words stands for (a word is one noun's: the build
     /// checks it).
     pub measured: std::collections::HashMap<&'static str, &'static str, FastHash>,
+    /// The report settings' phrases; the item is the setting's place in [`Lexicon::settings`].
+    pub settings: PhraseIndex,
 }
 
 /// Whether folded phrase `inner` is made of whole words of folded phrase `outer`: tried only
@@ -507,6 +509,12 @@ impl Lexicon {
                     .iter()
                     .flat_map(|n| n.phrases.iter().map(move |p| (*p, n.name)))
                     .collect(),
+                settings: PhraseIndex::new(
+                    self.settings
+                        .iter()
+                        .enumerate()
+                        .flat_map(|(i, s)| s.phrases.iter().map(move |p| (i, *p))),
+                ),
             }
         })
     }

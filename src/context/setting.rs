@@ -101,27 +101,30 @@ pub fn patients_words(
 }
 
 /// The settings `words` state (`folded`: their folded words), in the lexicon's order, each
-/// with the character span of its first statement (the earliest of its phrases).
+/// with the character span of its first statement (the earliest of its phrases, the shortest
+/// of those that start there).
 pub fn stated(
     knowledge: &Knowledge,
     words: &[text::Span],
     folded: &[Word],
 ) -> Vec<(&'static str, [usize; 2])> {
-    let index = text::WordIndex::new(folded);
+    let entries = knowledge.lexicon.settings;
+    let mut first: Vec<Option<(usize, usize)>> = vec![None; entries.len()];
     knowledge
         .lexicon
+        .index()
         .settings
+        .each_at(folded, |at, entry, phrase| {
+            let end = at + phrase.split(' ').count();
+            if first[entry].is_none_or(|known| (at, end) < known) {
+                first[entry] = Some((at, end));
+            }
+        });
+    entries
         .iter()
-        .filter_map(|entry| {
-            let (at, end) = entry
-                .phrases
-                .iter()
-                .filter_map(|p| {
-                    let phrase: Vec<Word> = p.split(' ').map(Word::from).collect();
-                    let first = index.starts(&phrase).next();
-                    first.map(|at| (at, at + phrase.len()))
-                })
-                .min()?;
+        .zip(first)
+        .filter_map(|(entry, first)| {
+            let (at, end) = first?;
             Some((entry.name, [words[at].start, words[end - 1].end]))
         })
         .collect()
