@@ -538,10 +538,33 @@ struct Stated<'a> {
     end: usize,
 }
 
-/// The phrases a value may be written as: its id with spaces and its label, when specific.
+/// The two alternatives of a value label that offers a word or another ("Hyperechoic or
+/// isoechoic", "Lobulated or irregular", "Cystic or almost completely cystic"): a report writes
+/// one of them. Only a label of one "or", without punctuation or digits, whose first side is one
+/// word and second at most three: a longer label's "or" joins parts of a description ("Uptake
+/// at or below mediastinum").
+fn label_alternatives(label: &str) -> Option<[&str; 2]> {
+    let plain = label
+        .chars()
+        .all(|c| c.is_alphabetic() || c == ' ' || c == '-');
+    let (first, second) = label.split_once(" or ")?;
+    let one_or = !second.contains(" or ");
+    let short = first.split(' ').count() == 1 && second.split(' ').count() <= 3;
+    (plain && one_or && short).then_some([first, second])
+}
+
+/// The phrases a value may be written as: its id with spaces, its label, and each of its
+/// label's alternatives ([`label_alternatives`]), when specific.
 fn phrases(lexicon: &Lexicon, value: &str, label: &str) -> Vec<Vec<Word>> {
     let mut out: Vec<Vec<Word>> = Vec::new();
-    for p in [text::words(&value.replace('_', " ")), text::words(label)] {
+    let alternatives = label_alternatives(label)
+        .into_iter()
+        .flatten()
+        .map(text::words);
+    for p in [text::words(&value.replace('_', " ")), text::words(label)]
+        .into_iter()
+        .chain(alternatives)
+    {
         let joined = p.join(" ");
         let chars: usize = p.iter().map(|w| w.len()).sum();
         let has_digit = joined.chars().any(|c| c.is_ascii_digit());
@@ -1364,6 +1387,49 @@ mod tests {
             "Right thyroid nodule, TR4, increased from 1.1 cm to 1.6 cm.",
         );
         assert_eq!(number(&ti_rads, "max_diameter_mm"), Some(16.0));
+    }
+
+    /// A value whose label offers a word or another is stated by either ("isoechoic" is
+    /// TI-RADS's "Hyperechoic or isoechoic", "irregular" its "Lobulated or irregular"); a
+    /// longer label's "or" is part of a description, not two names of the value.
+    #[test]
+    fn either_name_a_value_label_offers_states_the_value() {
+        let f = read(
+            "acr-ti-rads-2017",
+            "Solid, isoechoic, wider-than-tall nodule with irregular margins, 1.2 cm.",
+        );
+        assert_eq!(
+            f.get("echogenicity"),
+            Some(&Given::Choice("hyper_or_isoechoic".into()))
+        );
+        assert_eq!(
+            f.get("margin"),
+            Some(&Given::Choice("lobulated_or_irregular".into()))
+        );
+        // An isoechoic nodule with a hypoechoic halo states two echogenicities: neither is
+        // read (the halo's used to be).
+        let f = read(
+            "acr-ti-rads-2017",
+            "Solid, isoechoic nodule with a thin hypoechoic halo, 2.3 cm.",
+        );
+        assert_eq!(f.get("echogenicity"), None, "{f:?}");
+        assert_eq!(
+            label_alternatives("Hyperechoic or isoechoic"),
+            Some(["Hyperechoic", "isoechoic"])
+        );
+        assert_eq!(
+            label_alternatives("Cystic or almost completely cystic"),
+            Some(["Cystic", "almost completely cystic"])
+        );
+        for description in [
+            "Uptake at or below mediastinum",
+            "Sub-solid (pure ground-glass or part-solid)",
+            "Postmenopausal, early or late not stated",
+            "30% or less",
+            "Two or more nodal groups on the same side of the diaphragm",
+        ] {
+            assert_eq!(label_alternatives(description), None, "{description}");
+        }
     }
 
     #[test]
