@@ -1387,6 +1387,12 @@ mod tests {
             "Right thyroid nodule, TR4, increased from 1.1 cm to 1.6 cm.",
         );
         assert_eq!(number(&ti_rads, "max_diameter_mm"), Some(16.0));
+        // A ground-glass opacity written as GGO is measured as a nodule.
+        let bts = read(
+            "bts-pulmonary-nodules-2015",
+            "8 mm GGO in the left lower lobe.",
+        );
+        assert_eq!(number(&bts, "max_diameter_mm"), Some(8.0));
     }
 
     /// A value whose label offers a word or another is stated by either ("isoechoic" is
