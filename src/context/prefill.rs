@@ -452,7 +452,6 @@ fn fill_sizes(
     out: &mut Filled,
 ) {
     let mut filled = vec![false; lengths.len()];
-    let mut read: Vec<(Option<&'static str>, Vec<Word>)> = Vec::new();
     // A sum of sizes ("sum of target lesion diameters 71 mm") measures no one thing: it fills
     // no length input, nor the single input's fallback below.
     let aggregate = |size: &SizeMention, near: &[Word]| {
@@ -461,12 +460,13 @@ fn fill_sizes(
             .chain(near)
             .any(|w| lexicon.aggregate_words.contains(&w.as_str()))
     };
-    let mut sums = vec![false; sizes.len()];
-    for size in sizes {
-        let (noun, near) = measures(lexicon, words, size);
-        sums[read.len()] = aggregate(size, &near);
-        read.push((noun, near));
-    }
+    let mut read: Vec<(Option<&'static str>, Vec<Word>)> =
+        sizes.iter().map(|s| measures(lexicon, words, s)).collect();
+    let sums: Vec<bool> = sizes
+        .iter()
+        .zip(&read)
+        .map(|(s, (_, near))| aggregate(s, near))
+        .collect();
     // The finding's current sizes are read before its earlier ones ("grown from 6 mm to 9 mm",
     // "9 mm, previously 6 mm"), each in the text's order: the first size that fits an input
     // fills it.
