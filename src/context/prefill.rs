@@ -553,13 +553,22 @@ fn label_alternatives(label: &str) -> Option<[&str; 2]> {
     (plain && one_or && short).then_some([first, second])
 }
 
-/// The phrases a value may be written as: its id with spaces, its label, and each of its
-/// label's alternatives ([`label_alternatives`]), when specific.
+/// The other name a value label gives in a closing parenthesis of one word ("Reproductive age
+/// (premenopausal)", "Pure ground-glass (nonsolid)", "Abnormal (thinned)").
+fn label_other_name(label: &str) -> Option<&str> {
+    let inner = label.strip_suffix(')')?.rsplit_once('(')?.1;
+    (!inner.is_empty() && !inner.contains(' ')).then_some(inner)
+}
+
+/// The phrases a value may be written as: its id with spaces, its label, each of its label's
+/// alternatives ([`label_alternatives`]) and its other name ([`label_other_name`]), when
+/// specific.
 fn phrases(lexicon: &Lexicon, value: &str, label: &str) -> Vec<Vec<Word>> {
     let mut out: Vec<Vec<Word>> = Vec::new();
     let alternatives = label_alternatives(label)
         .into_iter()
         .flatten()
+        .chain(label_other_name(label))
         .map(text::words);
     for p in [text::words(&value.replace('_', " ")), text::words(label)]
         .into_iter()
@@ -1396,7 +1405,8 @@ mod tests {
     }
 
     /// A value whose label offers a word or another is stated by either ("isoechoic" is
-    /// TI-RADS's "Hyperechoic or isoechoic", "irregular" its "Lobulated or irregular"); a
+    /// TI-RADS's "Hyperechoic or isoechoic", "irregular" its "Lobulated or irregular"), and by
+    /// the other name a closing parenthesis gives ("Reproductive age (premenopausal)"); a
     /// longer label's "or" is part of a description, not two names of the value.
     #[test]
     fn either_name_a_value_label_offers_states_the_value() {
@@ -1427,6 +1437,26 @@ mod tests {
             label_alternatives("Cystic or almost completely cystic"),
             Some(["Cystic", "almost completely cystic"])
         );
+        // A label's closing parenthesis of one word is another name of the value.
+        let f = read(
+            "sru-adnexal-cysts-2010",
+            "3.1 cm simple right ovarian cyst in this premenopausal patient.",
+        );
+        assert_eq!(
+            f.get("menopausal_status"),
+            Some(&Given::Choice("reproductive_age".into()))
+        );
+        assert_eq!(
+            label_other_name("Reproductive age (premenopausal)"),
+            Some("premenopausal")
+        );
+        for label in [
+            "Premenopausal (including perimenopausal)",
+            "Peripheral (rim) calcifications",
+            "Smooth",
+        ] {
+            assert_eq!(label_other_name(label), None, "{label}");
+        }
         for description in [
             "Uptake at or below mediastinum",
             "Sub-solid (pure ground-glass or part-solid)",
