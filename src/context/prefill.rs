@@ -1414,21 +1414,15 @@ mod tests {
             "acr-ti-rads-2017",
             "Solid, isoechoic, wider-than-tall nodule with irregular margins, 1.2 cm.",
         );
-        assert_eq!(
-            f.get("echogenicity"),
-            Some(&Given::Choice("hyper_or_isoechoic".into()))
-        );
-        assert_eq!(
-            f.get("margin"),
-            Some(&Given::Choice("lobulated_or_irregular".into()))
-        );
+        assert_eq!(choice(&f, "echogenicity"), Some("hyper_or_isoechoic"));
+        assert_eq!(choice(&f, "margin"), Some("lobulated_or_irregular"));
         // An isoechoic nodule with a hypoechoic halo states two echogenicities: neither is
         // read (the halo's used to be).
         let f = read(
             "acr-ti-rads-2017",
             "Solid, isoechoic nodule with a thin hypoechoic halo, 2.3 cm.",
         );
-        assert_eq!(f.get("echogenicity"), None, "{f:?}");
+        assert_eq!(choice(&f, "echogenicity"), None, "{f:?}");
         assert_eq!(
             label_alternatives("Hyperechoic or isoechoic"),
             Some(["Hyperechoic", "isoechoic"])
@@ -1442,10 +1436,7 @@ mod tests {
             "sru-adnexal-cysts-2010",
             "3.1 cm simple right ovarian cyst in this premenopausal patient.",
         );
-        assert_eq!(
-            f.get("menopausal_status"),
-            Some(&Given::Choice("reproductive_age".into()))
-        );
+        assert_eq!(choice(&f, "menopausal_status"), Some("reproductive_age"));
         assert_eq!(
             label_other_name("Reproductive age (premenopausal)"),
             Some("premenopausal")
