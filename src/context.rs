@@ -2110,13 +2110,21 @@ mod setting_tests {
     }
 
     /// The systems of the answer's finding whose text holds `words`.
-    fn systems_of<'a>(answer: &'a Grounding, words: &str) -> Vec<&'a str> {
-        let finding = answer
+    /// The first finding of `answer` whose text holds `words`.
+    fn finding_with<'a>(answer: &'a Grounding, words: &str) -> &'a answer::FindingContext {
+        answer
             .findings
             .iter()
             .find(|f| f.text.contains(words))
-            .unwrap_or_else(|| panic!("{words}: {:?}", answer.findings));
-        finding.systems.iter().map(|s| s.slug).collect()
+            .unwrap_or_else(|| panic!("{words}: {:?}", answer.findings))
+    }
+
+    fn systems_of<'a>(answer: &'a Grounding, words: &str) -> Vec<&'a str> {
+        finding_with(answer, words)
+            .systems
+            .iter()
+            .map(|s| s.slug)
+            .collect()
     }
 
     /// A report's system is read on a finding that offers it, never on the whole report: the
@@ -2299,11 +2307,7 @@ mod setting_tests {
                       mediastinal, hilar or axillary lymph nodes.\nLungs: 6 mm solid nodule in \
                       the right upper lobe.\n";
         let answer = ground(report);
-        let nodes = answer
-            .findings
-            .iter()
-            .find(|f| f.text.contains("lymph nodes"))
-            .unwrap();
+        let nodes = finding_with(&answer, "lymph nodes");
         assert!(!nodes.assertion.grounded(), "{:?}", nodes.assertion);
         assert!(nodes.systems.is_empty());
         assert_eq!(
@@ -2439,11 +2443,7 @@ mod setting_tests {
         assert_eq!(at, "cirrhosis");
         // The liver line names no risk; the history does, and LI-RADS governs the observation,
         // its reason the cited scope line.
-        let liver = answer
-            .findings
-            .iter()
-            .find(|f| f.text.contains("1.8 cm observation"))
-            .unwrap();
+        let liver = finding_with(&answer, "1.8 cm observation");
         let first = &liver.systems[0];
         assert_eq!(first.slug, "acr-li-rads-ct-mri-v2018");
         let why = first.because.iter().find(|b| b.cue == "HCC risk").unwrap();
@@ -2452,11 +2452,7 @@ mod setting_tests {
         assert!(line.text.contains("cirrhosis"), "{}", line.text);
         assert!(!line.citation.is_empty() && !line.locator.is_empty());
         // The kidney finding is not a liver finding: no HCC-risk cue reaches it.
-        let kidney = answer
-            .findings
-            .iter()
-            .find(|f| f.text.contains("simple cyst"))
-            .unwrap();
+        let kidney = finding_with(&answer, "simple cyst");
         assert!(kidney.systems[0]
             .because
             .iter()
@@ -2565,11 +2561,7 @@ mod setting_tests {
                       FINDINGS:\nAirways: Mild bronchial wall thickening in the lower lobes.\n\
                       Spleen: 3 cm laceration of the inferior pole.\n";
         let answer = ground(report);
-        let airways = answer
-            .findings
-            .iter()
-            .find(|f| f.text.contains("bronchial"))
-            .unwrap();
+        let airways = finding_with(&answer, "bronchial");
         assert!(
             !airways.systems.iter().any(|s| s.slug == "aast-ois-2018"),
             "{:?}",
