@@ -6,7 +6,7 @@
 //! time against the systems and compiled into the static tables below. Grounding's code holds
 //! the algorithms only; a new guideline version inherits its lineage's cues with no code change.
 
-use crate::corpus::text::{FastHash, Word};
+use crate::corpus::text::{FastHash, Word, WordTable};
 
 pub use crate::corpus::source::{Category, Direction, SectionKind};
 
@@ -229,23 +229,23 @@ pub static KNOWLEDGE: Knowledge = Knowledge {
 pub struct PhraseIndex {
     /// Per first word: each phrase's item, the phrase, and its words after the first (empty
     /// for a phrase of one word, most of them), compared only when the first word is met.
-    by_first:
-        std::collections::HashMap<&'static str, Vec<(usize, &'static str, &'static str)>, FastHash>,
+    by_first: WordTable<&'static str, Vec<(usize, &'static str, &'static str)>>,
 }
 
 impl PhraseIndex {
     /// Indexes `(item, phrase)` pairs: the item is what the caller counts (an organ, a cue).
     pub fn new(items: impl IntoIterator<Item = (usize, &'static str)>) -> PhraseIndex {
-        let mut index = PhraseIndex::default();
+        let mut by_first: std::collections::HashMap<_, Vec<_>, FastHash> = Default::default();
         for (item, phrase) in items {
             let (first, rest) = phrase.split_once(' ').unwrap_or((phrase, ""));
-            index
-                .by_first
+            by_first
                 .entry(first)
                 .or_default()
                 .push((item, phrase, rest));
         }
-        index
+        PhraseIndex {
+            by_first: by_first.into(),
+        }
     }
 
     /// Calls `found(at, item, phrase)` for each occurrence of a phrase as whole consecutive
@@ -325,11 +325,7 @@ pub enum AssertionPhrase {
 pub struct AssertionIndex {
     /// Per first word: pseudo-triggers, then triggers, then terminators, each in the model's
     /// order.
-    pub by_first: std::collections::HashMap<
-        &'static str,
-        Vec<(AssertionPhrase, &'static [&'static str])>,
-        FastHash,
-    >,
+    pub by_first: WordTable<&'static str, Vec<(AssertionPhrase, &'static [&'static str])>>,
 }
 
 impl Assertions {
@@ -338,7 +334,8 @@ impl Assertions {
             &ASSERTION_INDEXES,
             self as *const Assertions as usize,
             || {
-                let mut index = AssertionIndex::default();
+                let mut by_first: std::collections::HashMap<_, Vec<_>, FastHash> =
+                    Default::default();
                 let phrases = self
                     .pseudo_triggers
                     .iter()
@@ -356,14 +353,12 @@ impl Assertions {
                     );
                 for (kind, phrase) in phrases {
                     if let Some(first) = phrase.first() {
-                        index
-                            .by_first
-                            .entry(first)
-                            .or_default()
-                            .push((kind, phrase));
+                        by_first.entry(*first).or_default().push((kind, phrase));
                     }
                 }
-                index
+                AssertionIndex {
+                    by_first: by_first.into(),
+                }
             },
         )
     }
@@ -389,7 +384,7 @@ pub struct LexiconIndex {
     pub parts: Vec<(usize, &'static [&'static str])>,
     /// The measured noun each of their words stands for (a word is one noun's: the build
     /// checks it).
-    pub measured: std::collections::HashMap<&'static str, &'static str, FastHash>,
+    pub measured: WordTable<&'static str, &'static str>,
     /// The report settings' phrases; the item is the setting's place in [`Lexicon::settings`].
     pub settings: PhraseIndex,
 }

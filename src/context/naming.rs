@@ -122,7 +122,7 @@ struct Name {
 /// text.
 struct Names {
     all: Vec<Name>,
-    by_first: std::collections::HashMap<Word, Vec<usize>, FastHash>,
+    by_first: text::WordTable<Word, Vec<usize>>,
 }
 
 fn all_names() -> &'static Names {
@@ -148,7 +148,10 @@ fn all_names() -> &'static Names {
         for (k, n) in all.iter().enumerate() {
             by_first.entry(n.words[0].clone()).or_default().push(k);
         }
-        Names { all, by_first }
+        Names {
+            all,
+            by_first: by_first.into(),
+        }
     })
 }
 

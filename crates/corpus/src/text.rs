@@ -575,8 +575,106 @@ impl<'w> WordIndex<'w> {
     }
 }
 
+/// A table keyed by words (the first words of phrases, names, nouns) that turns most words it
+/// does not hold away without hashing them. A report is read for several such tables at every
+/// word, and nearly every word is in none of them: a bit per (length, first, middle and last
+/// byte) class of the keys, 4,096 of them, answers "not here" in a few integer operations,
+/// where hashing the word and probing the table cost several times as much (README,
+/// Performance). A word the bits let through is looked up as in any table.
+pub struct WordTable<K, V> {
+    map: std::collections::HashMap<K, V, FastHash>,
+    bits: Box<[u64; WORD_CLASS_BLOCKS]>,
+}
+
+/// The blocks of 64 bits of a [`WordTable`]'s classes.
+const WORD_CLASS_BLOCKS: usize = 64;
+
+impl<K, V> WordTable<K, V> {
+    /// The class of a word: its bit.
+    #[inline]
+    fn bit(word: &[u8]) -> (usize, u64) {
+        let n = word.len();
+        let (first, middle, last) = match word {
+            [] => (0, 0, 0),
+            _ => (word[0], word[n / 2], word[n - 1]),
+        };
+        let mixed = (n as u32).wrapping_mul(0x9e37_79b1)
+            ^ u32::from(first).wrapping_mul(0x85eb_ca77)
+            ^ u32::from(middle).wrapping_mul(0xc2b2_ae3d)
+            ^ u32::from(last).wrapping_mul(0x27d4_eb2f);
+        let slot = (mixed >> 20) as usize;
+        (slot / 64, 1 << (slot % 64))
+    }
+}
+
+impl<K: std::borrow::Borrow<str> + std::hash::Hash + Eq, V> WordTable<K, V> {
+    /// The value of `word`, if the table holds it.
+    #[inline]
+    pub fn get(&self, word: &str) -> Option<&V> {
+        let (block, bit) = Self::bit(word.as_bytes());
+        if self.bits[block] & bit == 0 {
+            return None;
+        }
+        self.map.get(word)
+    }
+}
+
+impl<K: std::borrow::Borrow<str> + std::hash::Hash + Eq, V>
+    From<std::collections::HashMap<K, V, FastHash>> for WordTable<K, V>
+{
+    fn from(map: std::collections::HashMap<K, V, FastHash>) -> WordTable<K, V> {
+        let mut bits = Box::new([0u64; WORD_CLASS_BLOCKS]);
+        for key in map.keys() {
+            let (block, bit) = Self::bit(key.borrow().as_bytes());
+            bits[block] |= bit;
+        }
+        WordTable { map, bits }
+    }
+}
+
+impl<K: std::borrow::Borrow<str> + std::hash::Hash + Eq, V> FromIterator<(K, V)>
+    for WordTable<K, V>
+{
+    fn from_iter<I: IntoIterator<Item = (K, V)>>(pairs: I) -> WordTable<K, V> {
+        pairs
+            .into_iter()
+            .collect::<std::collections::HashMap<K, V, FastHash>>()
+            .into()
+    }
+}
+
+impl<K: std::borrow::Borrow<str> + std::hash::Hash + Eq, V> Default for WordTable<K, V> {
+    fn default() -> WordTable<K, V> {
+        std::collections::HashMap::default().into()
+    }
+}
+
+impl<K: std::fmt::Debug, V: std::fmt::Debug> std::fmt::Debug for WordTable<K, V> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_map().entries(self.map.iter()).finish()
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_word_table_answers_its_keys_and_nothing_else() {
+        // Many keys, so that the classes' bits are crowded and words the bits let through
+        // must still be told apart by the table itself.
+        let keys: Vec<String> = (0..600).map(|i| format!("w{i}x")).collect();
+        let table: super::WordTable<&str, usize> = keys
+            .iter()
+            .enumerate()
+            .map(|(i, k)| (k.as_str(), i))
+            .collect();
+        for (i, k) in keys.iter().enumerate() {
+            assert_eq!(table.get(k), Some(&i), "{k}");
+        }
+        for other in ["", "w", "x", "w0", "w600x", "w1xx", "kidney", "w12y"] {
+            assert_eq!(table.get(other), None, "{other}");
+        }
+    }
+
     use super::*;
 
     #[test]
