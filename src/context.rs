@@ -2255,6 +2255,42 @@ mod setting_tests {
     /// even one it places in the past, with the history's words; a negated history or a
     /// relative's cancer leaves it unread, and nothing makes it false.
     #[test]
+    fn a_nodule_without_echogenic_foci_is_scored_whole() {
+        use crate::corpus::evaluate::Given;
+        let text = "ULTRASOUND THYROID\n\nFINDINGS:\nRight lobe: 2.2 x 1.6 x 1.4 cm solid, \
+                    hypoechoic nodule, wider than tall, smooth margins, no echogenic foci. Mild \
+                    peripheral vascularity.\n\nIMPRESSION:\n1. 2.2 cm right thyroid nodule.\n";
+        let answer = ground(text);
+        let f = finding_with(&answer, "no echogenic foci");
+        assert_eq!(f.systems[0].slug, "acr-ti-rads-2017");
+        let foci = f.inputs.iter().find(|i| i.id == "echogenic_foci");
+        let foci = foci.unwrap_or_else(|| panic!("{:?}", f.inputs));
+        assert_eq!(
+            foci.value,
+            Given::Choices(vec!["none_or_large_comet_tail".to_string()])
+        );
+        assert_eq!(foci.text, "no echogenic foci");
+        let chars: Vec<char> = text.chars().collect();
+        let at: String = chars[foci.span[0]..foci.span[1]].iter().collect();
+        assert_eq!(at, "no echogenic foci");
+        // Solid (2) and hypoechoic (2), nothing else: 4 points, TR4.
+        let decided = &f.evaluation.as_ref().unwrap().decided;
+        let level = decided.iter().find(|d| d.unit == "tirads_level");
+        assert!(
+            level.is_some_and(|d| d.answer.starts_with("TR4")),
+            "{decided:?}"
+        );
+        // Foci the nodule has are not ruled out, and a list of some is not read as all.
+        let answer = ground(&text.replace("no echogenic foci", "punctate echogenic foci"));
+        let f = finding_with(&answer, "punctate echogenic foci");
+        assert!(
+            f.inputs.iter().all(|i| i.id != "echogenic_foci"),
+            "{:?}",
+            f.inputs
+        );
+    }
+
+    #[test]
     fn a_cancer_the_clinical_history_states_reaches_the_adrenal_evaluation() {
         let report = |history: &str| {
             format!(

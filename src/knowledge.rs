@@ -65,6 +65,8 @@ pub struct Lexicon {
     pub bound_words: &'static [&'static str],
     /// Words shortly before a size that make it an earlier one ("previously 6 mm").
     pub prior_words: &'static [&'static str],
+    /// Words at which an input's label goes on to qualify what it asks about ("for", "and").
+    pub label_breaks: &'static [&'static str],
     /// Words of a length input's label that ask for a measurement's mean.
     pub mean_words: &'static [&'static str],
     /// Words of a length input's label that ask for a short axis.

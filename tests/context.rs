@@ -669,3 +669,40 @@ fn a_nodule_size_is_read_as_chest_reports_write_it_over_http() {
                      IMPRESSION:\n1. Right upper lobe solid nodule, grown from 6 mm to 9 mm.\n";
     assert_eq!(size_of(follow_up, "grown from 6 mm to 9 mm"), Some(9.0));
 }
+
+/// Over HTTP, a multi input the finding rules out whole is read as none of its values: fixture
+/// 05's first nodule ("no echogenic foci") is scored TR4 from its own points, and the report's
+/// TI-RADS is read on it; a pancreatic cyst "without worrisome features" has none of Kyoto's.
+#[test]
+fn a_finding_that_rules_out_a_multi_input_reads_none_of_it_over_http() {
+    let report = include_str!("fixtures/reports/05-us-thyroid-tirads.txt");
+    let answer = grounded(report);
+    let nodule = finding_with(&answer, "Right lobe, mid to lower pole");
+    let foci = input_read(nodule, "echogenic_foci").unwrap_or_else(|| panic!("{nodule}"));
+    assert_eq!(
+        foci["value"],
+        serde_json::json!(["none_or_large_comet_tail"])
+    );
+    assert_eq!(spanned(report, &foci["span"]), "no echogenic foci");
+    let decided = nodule["evaluation"]["decided"].as_array().unwrap();
+    let level = decided.iter().find(|d| d["unit"] == "tirads_level");
+    assert!(
+        level.is_some_and(|d| d["answer"].as_str().unwrap().starts_with("TR4")),
+        "{nodule}"
+    );
+    let tirads = answer["systems"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["slug"] == "acr-ti-rads-2017")
+        .unwrap();
+    assert_eq!(tirads["prefilled"]["max_diameter_mm"], 18.0, "{tirads}");
+    let cyst = "MRCP\n\nFINDINGS:\nPancreas: 1.2 cm side-branch IPMN in the pancreatic tail, \
+                without worrisome features or high-risk stigmata.\n";
+    let answer = grounded(cyst);
+    let lesion = finding_with(&answer, "1.2 cm side-branch IPMN");
+    assert_eq!(lesion["systems"][0]["slug"], "kyoto-ipmn-2024", "{lesion}");
+    let other = input_read(lesion, "wf_other").unwrap_or_else(|| panic!("{lesion}"));
+    assert_eq!(other["value"], serde_json::json!([]));
+    assert_eq!(spanned(cyst, &other["span"]), "without worrisome features");
+}

@@ -361,9 +361,10 @@ struct Evaluated {
     prefilled: BTreeMap<String, Given>,
     /// Per input, the words it was read from (word indices).
     from: BTreeMap<String, (usize, usize)>,
-    /// Per input read from the report's clinical history instead, the `[start, end)`
-    /// characters it was read from.
-    from_history: BTreeMap<String, [usize; 2]>,
+    /// Per input read from other characters than the finding's own words (the report's
+    /// clinical history, or a phrase the finding rules out), the `[start, end)` characters it
+    /// was read from.
+    from_chars: BTreeMap<String, [usize; 2]>,
     /// The organs the finding states.
     organs: Vec<&'static str>,
     link: String,
@@ -383,11 +384,11 @@ impl Evaluated {
         Evaluated::filled(logic, filled, BTreeMap::new())
     }
 
-    /// The evaluation of what was read (`filled`, and `from_history`'s inputs among it).
+    /// The evaluation of what was read (`filled`, and `from_chars`'s inputs among it).
     fn filled(
         logic: &'static Logic,
         filled: prefill::Filled,
-        from_history: BTreeMap<String, [usize; 2]>,
+        from_chars: BTreeMap<String, [usize; 2]>,
     ) -> Evaluated {
         let prefill::Filled {
             inputs: prefilled,
@@ -401,7 +402,7 @@ impl Evaluated {
         Evaluated {
             prefilled,
             from,
-            from_history,
+            from_chars,
             organs,
             link,
             evaluation,
@@ -653,6 +654,9 @@ struct FindingWords {
     spans: Vec<text::Span>,
     folded: Vec<Word>,
     signs: Vec<prefill::Sign>,
+    /// The phrases the finding negates (its words leave them out), each as its words with
+    /// their characters in the text, and where its trigger starts ("*no* echogenic foci").
+    negated: Vec<(Vec<text::Span>, usize)>,
 }
 
 impl FindingWords {
@@ -660,12 +664,37 @@ impl FindingWords {
     /// first age stated is read, so the finding is evaluated at the patient's age, with the
     /// place the report states it. An age a finding states is most often a guideline's ("no
     /// further evaluation (<1.5 cm, age >35)"); it counts only when the report states none.
-    fn of(own: Vec<text::Span>, report_age: &[text::Span], original: &[char]) -> FindingWords {
+    /// `ruled`: the text's ruled-out phrases, of which those it negates within `span` are the
+    /// finding's.
+    fn of(
+        own: Vec<text::Span>,
+        report_age: &[text::Span],
+        original: &[char],
+        span: [usize; 2],
+        ruled: &[RuledOut],
+    ) -> FindingWords {
         let spans: Vec<text::Span> = report_age.iter().cloned().chain(own).collect();
+        let negated = ruled
+            .iter()
+            .filter(|r| r.assertion == crate::knowledge::Category::Negated)
+            .filter(|r| r.span[0] >= span[0] && r.span[1] <= span[1])
+            .map(|r| {
+                let words = text::spans(&r.text)
+                    .into_iter()
+                    .map(|w| text::Span {
+                        start: w.start + r.span[0],
+                        end: w.end + r.span[0],
+                        ..w
+                    })
+                    .collect();
+                (words, r.trigger_span[0].min(r.span[0]))
+            })
+            .collect();
         FindingWords {
             folded: spans.iter().map(|w| w.text.clone()).collect(),
             signs: prefill::signs(&spans, original),
             spans,
+            negated,
         }
     }
 
@@ -678,7 +707,24 @@ impl FindingWords {
         history: &History,
     ) -> Evaluated {
         let mut filled = self.read(knowledge, logic);
-        let mut from_history = BTreeMap::new();
+        let mut from_chars = BTreeMap::new();
+        // A multi input the finding rules out whole ("no echogenic foci").
+        if !self.negated.is_empty() {
+            let phrases: Vec<Vec<Word>> = self
+                .negated
+                .iter()
+                .map(|(words, _)| words.iter().map(|w| w.text.clone()).collect())
+                .collect();
+            let ruled =
+                prefill::ruled_out_multis(knowledge.lexicon, logic, &filled.organs, &phrases);
+            for (id, value, (k, n)) in ruled {
+                let (words, from) = &self.negated[k];
+                if !filled.inputs.contains_key(id) {
+                    filled.inputs.insert(id.to_string(), value);
+                    from_chars.insert(id.to_string(), [*from, words[n - 1].end]);
+                }
+            }
+        }
         let unread: Vec<&'static str> = logic
             .inputs
             .iter()
@@ -689,7 +735,7 @@ impl FindingWords {
         for id in unread {
             if let Some((value, span)) = history.states(knowledge, logic, id) {
                 filled.inputs.insert(id.to_string(), value);
-                from_history.insert(id.to_string(), span);
+                from_chars.insert(id.to_string(), span);
             }
         }
         // A boolean about the patient that a report setting states ("History of breast
@@ -703,10 +749,10 @@ impl FindingWords {
             }
             if let Some(&(_, span)) = history.settings.iter().find(|(s, _)| *s == setting) {
                 filled.inputs.insert(input.id.clone(), Given::Flag(true));
-                from_history.insert(input.id.clone(), span);
+                from_chars.insert(input.id.clone(), span);
             }
         }
-        Evaluated::filled(logic, filled, from_history)
+        Evaluated::filled(logic, filled, from_chars)
     }
 
     /// The inputs of `logic` these words state.
@@ -763,7 +809,7 @@ impl History {
         let patients = setting::patients_words(&cut, ruled, None);
         let folded: Vec<Word> = patients.iter().map(|w| w.text.clone()).collect();
         History {
-            words: FindingWords::of(own, &[], original),
+            words: FindingWords::of(own, &[], original, [0, 0], &[]),
             read: Default::default(),
             settings: setting::stated(knowledge, &patients, &folded),
         }
@@ -812,7 +858,7 @@ fn finding_evaluation(
         .iter()
         .filter_map(|(id, value)| {
             let input = logic.model().input(id)?;
-            let span = match evaluated.from_history.get(id) {
+            let span = match evaluated.from_chars.get(id) {
                 Some(span) => *span,
                 None => words.chars_of(*evaluated.from.get(id)?)?,
             };
@@ -941,7 +987,15 @@ pub fn ground(knowledge: &Knowledge, query: &ContextQuery) -> Grounding {
         .groups
         .iter()
         .map(|g| {
-            (!g.systems.is_empty()).then(|| FindingWords::of(g.words(&read), report_age, &original))
+            (!g.systems.is_empty()).then(|| {
+                FindingWords::of(
+                    g.words(&read),
+                    report_age,
+                    &original,
+                    g.span,
+                    &finding.ruled_out,
+                )
+            })
         })
         .collect();
     let history = History::of(

@@ -702,6 +702,65 @@ fn fill_enums(
     }
 }
 
+/// The word a value's label begins with when the value stands for none of the input's
+/// findings ("None or large comet-tail artifacts", "None of these").
+const NONE_WORD: &str = "none";
+
+/// What an input's label names, as the ends of it a report writes: the label without an
+/// organ's prefix ("Kidney: ") and from its first `label_breaks` word on, then each run of its
+/// last two or more words that does not begin with a stopword ("Other worrisome features":
+/// "other worrisome features", "worrisome features").
+fn label_heads(lexicon: &Lexicon, label: &str) -> Vec<Vec<Word>> {
+    let named = label.rsplit_once(':').map_or(label, |(_, rest)| rest);
+    let words: Vec<Word> = text::words(named)
+        .into_iter()
+        .take_while(|w| !lexicon.label_breaks.contains(&w.as_str()))
+        .collect();
+    (0..words.len().saturating_sub(1))
+        .filter(|&k| !text::is_stopword(&words[k]))
+        .map(|k| words[k..].to_vec())
+        .collect()
+}
+
+/// The multi inputs of `logic` that a phrase the finding rules out rules out whole: the phrase
+/// (its folded words after its trigger: "no *echogenic foci*", "without *worrisome features*")
+/// begins with what the input's label names ([`label_heads`]). Such an input is given its
+/// value labelled "None ..." alone where it has one (TI-RADS "None or large comet-tail
+/// artifacts"), otherwise no value: none of them is there. With each, the place in `ruled_out`
+/// of the phrase that ruled it out and how many of its words name the input. Inputs about other
+/// organs than the finding's are left.
+pub fn ruled_out_multis(
+    lexicon: &'static Lexicon,
+    logic: &'static Logic,
+    organs: &[&str],
+    ruled_out: &[Vec<Word>],
+) -> Vec<(&'static str, Given, (usize, usize))> {
+    let mut out = Vec::new();
+    if ruled_out.is_empty() {
+        return out;
+    }
+    for input in &logic.inputs {
+        if input.kind != InputType::Multi || !concerns(lexicon, input, organs) {
+            continue;
+        }
+        let heads = label_heads(lexicon, &input.label);
+        let Some(found) = ruled_out.iter().enumerate().find_map(|(k, phrase)| {
+            let head = heads.iter().find(|h| phrase.starts_with(h))?;
+            Some((k, head.len()))
+        }) else {
+            continue;
+        };
+        let none = input.values.iter().find(|v| {
+            text::words(&v.label)
+                .first()
+                .is_some_and(|w| w == NONE_WORD)
+        });
+        let values = none.map(|v| vec![v.value.clone()]).unwrap_or_default();
+        out.push((input.id.as_str(), Given::Choices(values), found));
+    }
+    out
+}
+
 /// The inputs of `logic` that the finding states.
 pub fn prefill(lexicon: &'static Lexicon, logic: &'static Logic, finding_text: &str) -> Inputs {
     let words = text::words(finding_text);
@@ -744,9 +803,10 @@ fn label_organs(lexicon: &'static Lexicon, input: &'static Input) -> Vec<&'stati
     })
 }
 
-/// Whether the prefill ever reads an input of this kind: numbers and enum values. A multi
-/// input is never filled (a partial list would tell the evaluator the rest are absent), nor,
-/// yet, a boolean.
+/// Whether the prefill reads an input of this kind from the words a text states: numbers and
+/// enum values. A multi input is not read from the values a text names (a partial list would
+/// tell the evaluator the rest are absent), only where the text rules it out whole
+/// ([`ruled_out_multis`]); a boolean, not yet.
 pub fn reads(input: &Input) -> bool {
     matches!(input.kind, InputType::Number | InputType::Enum)
 }
@@ -1053,6 +1113,56 @@ mod tests {
     fn read(slug: &str, text: &str) -> Inputs {
         let index = SYSTEMS.iter().position(|s| s.slug == slug).unwrap();
         prefill(&LEXICON, logic(index).unwrap(), text)
+    }
+
+    /// The multi inputs of a system that the negated phrases (as ConText gives them, the
+    /// words after the trigger) rule out whole, for a finding about `organs`.
+    fn ruled_out(slug: &str, organs: &[&str], phrases: &[&str]) -> Vec<(String, Given)> {
+        let index = SYSTEMS.iter().position(|s| s.slug == slug).unwrap();
+        let phrases: Vec<Vec<Word>> = phrases.iter().map(|p| text::words(p)).collect();
+        ruled_out_multis(&LEXICON, logic(index).unwrap(), organs, &phrases)
+            .into_iter()
+            .map(|(id, given, _)| (id.to_string(), given))
+            .collect()
+    }
+
+    #[test]
+    fn a_multi_input_the_finding_rules_out_whole_has_none_of_its_values() {
+        // "no echogenic foci (0)": TI-RADS's value for none of them.
+        assert_eq!(
+            ruled_out("acr-ti-rads-2017", &[], &["echogenic foci (0"]),
+            [(
+                "echogenic_foci".to_string(),
+                Given::Choices(vec!["none_or_large_comet_tail".to_string()])
+            )]
+        );
+        // "without worrisome features": the label's "Other worrisome features" ends so; no
+        // value of the input is there.
+        assert_eq!(
+            ruled_out("kyoto-ipmn-2024", &["pancreas"], &["worrisome features"]),
+            [("wf_other".to_string(), Given::Choices(Vec::new()))]
+        );
+        // The label names what it asks about up to its first label break: "Clinical risk
+        // factors for thyroid cancer" is ruled out by "no risk factors", not by "no thyroid
+        // cancer".
+        assert_eq!(
+            ruled_out("acr-if-thyroid-2015", &[], &["risk factors"]),
+            [(
+                "clinical_risk_factors".to_string(),
+                Given::Choices(Vec::new())
+            )]
+        );
+        assert!(ruled_out("acr-if-thyroid-2015", &[], &["thyroid cancer"]).is_empty());
+        // The phrase must begin with the label's words, two of them at least.
+        assert!(ruled_out("acr-ti-rads-2017", &[], &["foci"]).is_empty());
+        assert!(ruled_out("acr-ti-rads-2017", &[], &["suspicious echogenic foci"]).is_empty());
+        assert!(ruled_out("kyoto-ipmn-2024", &["pancreas"], &["features"]).is_empty());
+        // An input about another organ than the finding's is left ("Kidney: other CT findings").
+        assert!(ruled_out("aast-ois-2018", &["spleen"], &["other ct findings"]).is_empty());
+        assert_eq!(
+            ruled_out("aast-ois-2018", &["kidney"], &["other ct findings"]),
+            [("kidney_findings".to_string(), Given::Choices(Vec::new()))]
+        );
     }
 
     fn number(inputs: &Inputs, id: &str) -> Option<f64> {

@@ -172,6 +172,12 @@ pub struct Lexicon {
     /// *from* 6 mm to 9 mm"): the finding's current size, written after it, is read first.
     #[serde(default)]
     pub prior_words: Vec<String>,
+    /// Words at which an input's label stops naming the thing it asks about and goes on to
+    /// qualify it ("Clinical risk factors *for* thyroid cancer", "Red flags *and* risk
+    /// features"): a finding that rules out the first part ("no risk factors") rules out
+    /// every value of a multi input.
+    #[serde(default)]
+    pub label_breaks: Vec<String>,
     /// Words of a length input's label that ask for a measurement's mean ("mean diameter",
     /// "average diameter"): of dimensions, the mean of the first two (long and short axis).
     #[serde(default)]
@@ -867,6 +873,7 @@ fn validate_lexicon(lexicon: &Lexicon, corpus: &Corpus) -> Vec<Problem> {
         ("rate_words", &lexicon.rate_words),
         ("bound_words", &lexicon.bound_words),
         ("prior_words", &lexicon.prior_words),
+        ("label_breaks", &lexicon.label_breaks),
         ("mean_words", &lexicon.mean_words),
         ("short_axis_words", &lexicon.short_axis_words),
         ("age_lead_words", &lexicon.age_lead_words),
@@ -1219,9 +1226,9 @@ pub fn emit(grounding: &Grounding, systems: &[(String, System)]) -> String {
          sections: {sections},\n    \
          modality_spellings: &{spellings:?},\n    \
          measured_nouns: {measured},\n    lesion_nouns: &{:?},\n    structure_nouns: &{:?},\n    measure_words: &{:?},\n    \
-         clause_breaks: &{:?},\n    finding_joins: &{:?},\n    negations: &{:?},\n    reference_words: &{:?},\n    reference_fillers: &{:?},\n    alternative_words: &{:?},\n    aggregate_words: &{:?},\n    dimension_joins: &{:?},\n    rate_words: &{:?},\n    bound_words: &{:?},\n    prior_words: &{:?},\n    mean_words: &{:?},\n    short_axis_words: &{:?},\n    opposite_words: &{:?},\n    generic_values: &{:?},\n    age_words: &{:?},\n    age_lead_words: &{:?},\n    age_sex_words: &{:?},\n    gauge_words: &{:?},\n    value_links: &{:?},\n    \
+         clause_breaks: &{:?},\n    finding_joins: &{:?},\n    negations: &{:?},\n    reference_words: &{:?},\n    reference_fillers: &{:?},\n    alternative_words: &{:?},\n    aggregate_words: &{:?},\n    dimension_joins: &{:?},\n    rate_words: &{:?},\n    bound_words: &{:?},\n    prior_words: &{:?},\n    label_breaks: &{:?},\n    mean_words: &{:?},\n    short_axis_words: &{:?},\n    opposite_words: &{:?},\n    generic_values: &{:?},\n    age_words: &{:?},\n    age_lead_words: &{:?},\n    age_sex_words: &{:?},\n    gauge_words: &{:?},\n    value_links: &{:?},\n    \
          finding_words: &{:?},\n    recommendation_words: &{:?},\n    attenuation_words: &{:?},\n    hu_words: &{:?},\n    settings: {settings},\n}};\n",
-        lex.lesion_nouns, lex.structure_nouns, lex.measure_words, lex.clause_breaks, lex.finding_joins, lex.negations, lex.reference_words, lex.reference_fillers, lex.alternative_words, lex.aggregate_words, lex.dimension_joins, lex.rate_words, lex.bound_words, lex.prior_words, lex.mean_words, lex.short_axis_words, lex.opposite_words, lex.generic_values, lex.age_words, lex.age_lead_words, lex.age_sex_words, lex.gauge_words, lex.value_links,
+        lex.lesion_nouns, lex.structure_nouns, lex.measure_words, lex.clause_breaks, lex.finding_joins, lex.negations, lex.reference_words, lex.reference_fillers, lex.alternative_words, lex.aggregate_words, lex.dimension_joins, lex.rate_words, lex.bound_words, lex.prior_words, lex.label_breaks, lex.mean_words, lex.short_axis_words, lex.opposite_words, lex.generic_values, lex.age_words, lex.age_lead_words, lex.age_sex_words, lex.gauge_words, lex.value_links,
         lex.finding_words, lex.recommendation_words, lex.attenuation_words, lex.hu_words
     )
     .unwrap();
