@@ -2250,10 +2250,9 @@ mod setting_tests {
         assert!(status(&bare).is_empty());
     }
 
-    /// A boolean about the patient that a report setting states (`setting` on the input): the
-    /// adrenal papers' history of cancer is true where the clinical history states a cancer,
-    /// even one it places in the past, with the history's words; a negated history or a
-    /// relative's cancer leaves it unread, and nothing makes it false.
+    /// A thyroid nodule described with "no echogenic foci" has TI-RADS's value for none of
+    /// them, so all its points are read (TR4), with the words that rule them out; foci it has
+    /// are not read as the whole list.
     #[test]
     fn a_nodule_without_echogenic_foci_is_scored_whole() {
         use crate::corpus::evaluate::Given;
@@ -2290,6 +2289,10 @@ mod setting_tests {
         );
     }
 
+    /// A boolean about the patient that a report setting states (`setting` on the input): the
+    /// adrenal papers' history of cancer is true where the clinical history states a cancer,
+    /// even one it places in the past, with the history's words; a negated history or a
+    /// relative's cancer leaves it unread, and nothing makes it false.
     #[test]
     fn a_cancer_the_clinical_history_states_reaches_the_adrenal_evaluation() {
         let report = |history: &str| {

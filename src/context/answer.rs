@@ -654,9 +654,16 @@ struct FindingWords {
     spans: Vec<text::Span>,
     folded: Vec<Word>,
     signs: Vec<prefill::Sign>,
-    /// The phrases the finding negates (its words leave them out), each as its words with
-    /// their characters in the text, and where its trigger starts ("*no* echogenic foci").
-    negated: Vec<(Vec<text::Span>, usize)>,
+    /// The phrases the finding negates (its words leave them out).
+    negated: Vec<Negated>,
+}
+
+/// A phrase a finding negates ("*no* echogenic foci"): its folded words, where each ends in
+/// the text, and where its trigger starts.
+struct Negated {
+    words: Vec<Word>,
+    ends: Vec<usize>,
+    from: usize,
 }
 
 impl FindingWords {
@@ -679,15 +686,15 @@ impl FindingWords {
             .filter(|r| r.assertion == crate::knowledge::Category::Negated)
             .filter(|r| r.span[0] >= span[0] && r.span[1] <= span[1])
             .map(|r| {
-                let words = text::spans(&r.text)
+                let (words, ends) = text::spans(&r.text)
                     .into_iter()
-                    .map(|w| text::Span {
-                        start: w.start + r.span[0],
-                        end: w.end + r.span[0],
-                        ..w
-                    })
-                    .collect();
-                (words, r.trigger_span[0].min(r.span[0]))
+                    .map(|w| (w.text, w.end + r.span[0]))
+                    .unzip();
+                Negated {
+                    words,
+                    ends,
+                    from: r.trigger_span[0].min(r.span[0]),
+                }
             })
             .collect();
         FindingWords {
@@ -710,18 +717,14 @@ impl FindingWords {
         let mut from_chars = BTreeMap::new();
         // A multi input the finding rules out whole ("no echogenic foci").
         if !self.negated.is_empty() {
-            let phrases: Vec<Vec<Word>> = self
-                .negated
-                .iter()
-                .map(|(words, _)| words.iter().map(|w| w.text.clone()).collect())
-                .collect();
+            let phrases: Vec<&[Word]> = self.negated.iter().map(|n| &n.words[..]).collect();
             let ruled =
                 prefill::ruled_out_multis(knowledge.lexicon, logic, &filled.organs, &phrases);
             for (id, value, (k, n)) in ruled {
-                let (words, from) = &self.negated[k];
+                let negated = &self.negated[k];
                 if !filled.inputs.contains_key(id) {
                     filled.inputs.insert(id.to_string(), value);
-                    from_chars.insert(id.to_string(), [*from, words[n - 1].end]);
+                    from_chars.insert(id.to_string(), [negated.from, negated.ends[n - 1]]);
                 }
             }
         }

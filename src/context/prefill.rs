@@ -733,7 +733,7 @@ pub fn ruled_out_multis(
     lexicon: &'static Lexicon,
     logic: &'static Logic,
     organs: &[&str],
-    ruled_out: &[Vec<Word>],
+    ruled_out: &[&[Word]],
 ) -> Vec<(&'static str, Given, (usize, usize))> {
     let mut out = Vec::new();
     if ruled_out.is_empty() {
@@ -1120,6 +1120,7 @@ mod tests {
     fn ruled_out(slug: &str, organs: &[&str], phrases: &[&str]) -> Vec<(String, Given)> {
         let index = SYSTEMS.iter().position(|s| s.slug == slug).unwrap();
         let phrases: Vec<Vec<Word>> = phrases.iter().map(|p| text::words(p)).collect();
+        let phrases: Vec<&[Word]> = phrases.iter().map(|p| &p[..]).collect();
         ruled_out_multis(&LEXICON, logic(index).unwrap(), organs, &phrases)
             .into_iter()
             .map(|(id, given, _)| (id.to_string(), given))

@@ -657,12 +657,14 @@ impl<K: std::fmt::Debug, V: std::fmt::Debug> std::fmt::Debug for WordTable<K, V>
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+
     #[test]
     fn a_word_table_answers_its_keys_and_nothing_else() {
         // Many keys, so that the classes' bits are crowded and words the bits let through
         // must still be told apart by the table itself.
         let keys: Vec<String> = (0..600).map(|i| format!("w{i}x")).collect();
-        let table: super::WordTable<&str, usize> = keys
+        let table: WordTable<&str, usize> = keys
             .iter()
             .enumerate()
             .map(|(i, k)| (k.as_str(), i))
@@ -674,8 +676,6 @@ mod tests {
             assert_eq!(table.get(other), None, "{other}");
         }
     }
-
-    use super::*;
 
     #[test]
     fn a_text_is_blanked_as_its_characters_are() {
