@@ -670,11 +670,12 @@ fn a_nodule_size_is_read_as_chest_reports_write_it_over_http() {
     assert_eq!(size_of(follow_up, "grown from 6 mm to 9 mm"), Some(9.0));
 }
 
-/// Over HTTP, a multi input the finding rules out whole is read as none of its values: fixture
-/// 05's first nodule ("no echogenic foci") is scored TR4 from its own points, and the report's
-/// TI-RADS is read on it; a pancreatic cyst "without worrisome features" has none of Kyoto's.
+/// Over HTTP, an input the finding rules out whole is read: a multi as none of its values
+/// (fixture 05's first nodule, "no echogenic foci", is scored TR4 from its own points, and the
+/// report's TI-RADS is read on it; a pancreatic cyst "without worrisome features" has none of
+/// Kyoto's), a boolean as false (a renal cystic mass "without enhancing nodule").
 #[test]
-fn a_finding_that_rules_out_a_multi_input_reads_none_of_it_over_http() {
+fn a_finding_that_rules_out_an_input_reads_it_over_http() {
     let report = include_str!("fixtures/reports/05-us-thyroid-tirads.txt");
     let answer = grounded(report);
     let nodule = finding_with(&answer, "Right lobe, mid to lower pole");
@@ -705,4 +706,13 @@ fn a_finding_that_rules_out_a_multi_input_reads_none_of_it_over_http() {
     let other = input_read(lesion, "wf_other").unwrap_or_else(|| panic!("{lesion}"));
     assert_eq!(other["value"], serde_json::json!([]));
     assert_eq!(spanned(cyst, &other["span"]), "without worrisome features");
+    // A boolean the finding rules out is false.
+    let renal = "CT ABDOMEN WITH AND WITHOUT CONTRAST\n\nFINDINGS:\nKidneys: 3.4 cm left renal \
+                 cystic mass with two thin smooth septa, without enhancing nodule.\n";
+    let answer = grounded(renal);
+    let mass = finding_with(&answer, "3.4 cm left renal cystic mass");
+    assert_eq!(mass["systems"][0]["slug"], "bosniak-v2019", "{mass}");
+    let nodule = input_read(mass, "enhancing_nodule").unwrap_or_else(|| panic!("{mass}"));
+    assert_eq!(nodule["value"], false);
+    assert_eq!(spanned(renal, &nodule["span"]), "without enhancing nodule");
 }

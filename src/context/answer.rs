@@ -715,11 +715,11 @@ impl FindingWords {
     ) -> Evaluated {
         let mut filled = self.read(knowledge, logic);
         let mut from_chars = BTreeMap::new();
-        // A multi input the finding rules out whole ("no echogenic foci").
+        // An input the finding rules out whole ("no echogenic foci", "no enhancing nodule").
         if !self.negated.is_empty() {
             let phrases: Vec<&[Word]> = self.negated.iter().map(|n| &n.words[..]).collect();
             let ruled =
-                prefill::ruled_out_multis(knowledge.lexicon, logic, &filled.organs, &phrases);
+                prefill::ruled_out_inputs(knowledge.lexicon, logic, &filled.organs, &phrases);
             for (id, value, (k, n)) in ruled {
                 let negated = &self.negated[k];
                 if !filled.inputs.contains_key(id) {

@@ -722,14 +722,14 @@ fn label_heads(lexicon: &Lexicon, label: &str) -> Vec<Vec<Word>> {
         .collect()
 }
 
-/// The multi inputs of `logic` that a phrase the finding rules out rules out whole: the phrase
-/// (its folded words after its trigger: "no *echogenic foci*", "without *worrisome features*")
-/// begins with what the input's label names ([`label_heads`]). Such an input is given its
-/// value labelled "None ..." alone where it has one (TI-RADS "None or large comet-tail
-/// artifacts"), otherwise no value: none of them is there. With each, the place in `ruled_out`
-/// of the phrase that ruled it out and how many of its words name the input. Inputs about other
-/// organs than the finding's are left.
-pub fn ruled_out_multis(
+/// The inputs of `logic` that a phrase the finding rules out rules out whole: the phrase (its
+/// folded words after its trigger: "no *echogenic foci*", "without *worrisome features*", "no
+/// *enhancing nodule*") begins with what the input's label names ([`label_heads`]). A boolean
+/// is then false; a multi input is given its value labelled "None ..." alone where it has one
+/// (TI-RADS "None or large comet-tail artifacts"), otherwise no value: none of them is there.
+/// With each, the place in `ruled_out` of the phrase that ruled it out and how many of its
+/// words name the input. Inputs about other organs than the finding's are left.
+pub fn ruled_out_inputs(
     lexicon: &'static Lexicon,
     logic: &'static Logic,
     organs: &[&str],
@@ -740,7 +740,8 @@ pub fn ruled_out_multis(
         return out;
     }
     for input in &logic.inputs {
-        if input.kind != InputType::Multi || !concerns(lexicon, input, organs) {
+        let ruled = matches!(input.kind, InputType::Multi | InputType::Boolean);
+        if !ruled || !concerns(lexicon, input, organs) {
             continue;
         }
         let heads = label_heads(lexicon, &input.label);
@@ -750,13 +751,17 @@ pub fn ruled_out_multis(
         }) else {
             continue;
         };
-        let none = input.values.iter().find(|v| {
-            text::words(&v.label)
-                .first()
-                .is_some_and(|w| w == NONE_WORD)
-        });
-        let values = none.map(|v| vec![v.value.clone()]).unwrap_or_default();
-        out.push((input.id.as_str(), Given::Choices(values), found));
+        let given = if input.kind == InputType::Boolean {
+            Given::Flag(false)
+        } else {
+            let none = input.values.iter().find(|v| {
+                text::words(&v.label)
+                    .first()
+                    .is_some_and(|w| w == NONE_WORD)
+            });
+            Given::Choices(none.map(|v| vec![v.value.clone()]).unwrap_or_default())
+        };
+        out.push((input.id.as_str(), given, found));
     }
     out
 }
@@ -806,7 +811,7 @@ fn label_organs(lexicon: &'static Lexicon, input: &'static Input) -> Vec<&'stati
 /// Whether the prefill reads an input of this kind from the words a text states: numbers and
 /// enum values. A multi input is not read from the values a text names (a partial list would
 /// tell the evaluator the rest are absent), only where the text rules it out whole
-/// ([`ruled_out_multis`]); a boolean, not yet.
+/// ([`ruled_out_inputs`]); a boolean only there too (false).
 pub fn reads(input: &Input) -> bool {
     matches!(input.kind, InputType::Number | InputType::Enum)
 }
@@ -1115,16 +1120,33 @@ mod tests {
         prefill(&LEXICON, logic(index).unwrap(), text)
     }
 
-    /// The multi inputs of a system that the negated phrases (as ConText gives them, the
-    /// words after the trigger) rule out whole, for a finding about `organs`.
+    /// The inputs of a system that the negated phrases (as ConText gives them, the words after
+    /// the trigger) rule out whole, for a finding about `organs`.
     fn ruled_out(slug: &str, organs: &[&str], phrases: &[&str]) -> Vec<(String, Given)> {
         let index = SYSTEMS.iter().position(|s| s.slug == slug).unwrap();
         let phrases: Vec<Vec<Word>> = phrases.iter().map(|p| text::words(p)).collect();
         let phrases: Vec<&[Word]> = phrases.iter().map(|p| &p[..]).collect();
-        ruled_out_multis(&LEXICON, logic(index).unwrap(), organs, &phrases)
+        ruled_out_inputs(&LEXICON, logic(index).unwrap(), organs, &phrases)
             .into_iter()
             .map(|(id, given, _)| (id.to_string(), given))
             .collect()
+    }
+
+    #[test]
+    fn a_boolean_input_the_finding_rules_out_is_false() {
+        // "without enhancing nodule or calcification": Bosniak's "Enhancing nodule" is false;
+        // its "Calcification present" is not named by the phrase's first words, and stays
+        // unread.
+        assert_eq!(
+            ruled_out("bosniak-v2019", &[], &["enhancing nodule or calcification"]),
+            [("enhancing_nodule".to_string(), Given::Flag(false))]
+        );
+        // The label up to its first label break: Lugano's "New lesion on CT".
+        assert_eq!(
+            ruled_out("lugano-2014", &[], &["new lesion"]),
+            [("ct_new_lesion".to_string(), Given::Flag(false))]
+        );
+        assert!(ruled_out("bosniak-v2019", &[], &["nodule"]).is_empty());
     }
 
     #[test]

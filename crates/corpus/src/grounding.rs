@@ -175,7 +175,7 @@ pub struct Lexicon {
     /// Words at which an input's label stops naming the thing it asks about and goes on to
     /// qualify it ("Clinical risk factors *for* thyroid cancer", "Red flags *and* risk
     /// features"): a finding that rules out the first part ("no risk factors") rules out
-    /// every value of a multi input.
+    /// every value of a multi input, or makes a boolean false.
     #[serde(default)]
     pub label_breaks: Vec<String>,
     /// Words of a length input's label that ask for a measurement's mean ("mean diameter",
