@@ -668,6 +668,11 @@ fn a_nodule_size_is_read_as_chest_reports_write_it_over_http() {
                      lobe solid nodule has grown from 6 mm to 9 mm. No new nodules.\n\n\
                      IMPRESSION:\n1. Right upper lobe solid nodule, grown from 6 mm to 9 mm.\n";
     assert_eq!(size_of(follow_up, "grown from 6 mm to 9 mm"), Some(9.0));
+    // What a trigger within the sentence rules out ends at a measurement verb, so the size
+    // after it is the nodule's.
+    let without = "CT CHEST\n\nFINDINGS:\nLungs: Right upper lobe solid nodule without \
+                   calcification measuring 9 mm.\n";
+    assert_eq!(size_of(without, "without calcification"), Some(9.0));
 }
 
 /// Over HTTP, an input the finding rules out whole is read: a multi as none of its values

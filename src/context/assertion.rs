@@ -157,6 +157,14 @@ fn assess_sentence(
                 .map_or(end, |next| next.at);
             let first = f.at + f.len;
             let stop = stop.min(first + reach);
+            // A forward terminator ends the scope of a trigger within a clause, after what it
+            // qualifies ("nodule without calcification measuring 9 mm"), not of one that opens
+            // its sentence or line ("No lymph nodes measuring more than 1 cm").
+            let within = f.at > start && !gap(f.at).contains(&':');
+            let forward_end = |w: usize| {
+                within && w > first && model.forward_terminators.contains(&words[w].text.as_str())
+            };
+            let stop = (first..stop).find(|&w| forward_end(w)).unwrap_or(stop);
             let stop = (first..stop)
                 .find(|&w| w > first && gap(w).contains(&')'))
                 .unwrap_or(stop);
@@ -591,6 +599,35 @@ mod tests {
         // The liver line asserts a lesion: its label stays.
         assert!(words.contains(&"liver".to_string()) && words.contains(&"lesion".to_string()));
         assert!(!words.contains(&"biliary".to_string()));
+    }
+
+    /// A measurement verb ends the forward scope of a trigger within a clause, so the size
+    /// after it measures the finding; not the scope of a trigger that opens its sentence or
+    /// line, nor a scope that reaches back over it.
+    #[test]
+    fn a_measurement_verb_ends_a_negation_within_a_clause() {
+        let (words, ruled) =
+            read("Right upper lobe solid nodule without calcification measuring 9 mm.");
+        assert_eq!(ruled, ["negated: calcification (without)"]);
+        assert!(words.contains(&"9".to_string()), "{words:?}");
+        let (words, ruled) = read("Solid nodule without calcification or fat, measuring 9 mm.");
+        assert_eq!(ruled, ["negated: calcification or fat (without)"]);
+        assert!(words.contains(&"9".to_string()), "{words:?}");
+        // Not right after the trigger, nor for a trigger that opens its line.
+        let (words, ruled) = read("Lymph nodes: No lymph nodes measuring more than 1 cm.");
+        assert_eq!(
+            ruled,
+            [
+                "negated: Lymph nodes (No)",
+                "negated: lymph nodes measuring more than 1 cm (No)"
+            ]
+        );
+        assert!(!words.contains(&"1".to_string()), "{words:?}");
+        let (_, ruled) = read("No nodule measuring 5 mm or more.");
+        assert_eq!(ruled, ["negated: nodule measuring 5 mm or more (No)"]);
+        // A scope that reaches back is not ended by it.
+        let (words, ruled) = read("The spleen measures 11.2 cm, normal in size.");
+        assert!(!words.contains(&"11.2".to_string()), "{words:?} {ruled:?}");
     }
 
     #[test]

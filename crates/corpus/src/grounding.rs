@@ -54,6 +54,12 @@ pub struct Assertions {
     pub pseudo_triggers: Vec<String>,
     /// Words that end a trigger's scope ("but", "however").
     pub terminators: Vec<String>,
+    /// Single words that end a forward scope only, and not right after its trigger: a
+    /// measurement verb after what a trigger rules out measures the finding ("solid nodule
+    /// without calcification *measuring* 9 mm"), while a scope reaching back over it ("the
+    /// spleen *measures* 11.2 cm, normal in size") rules the whole out.
+    #[serde(default)]
+    pub forward_terminators: Vec<String>,
     /// Words that assert nothing on their own ("there", "is", "seen"): a line whose other
     /// words are all ruled out is ruled out, label and all.
     pub fillers: Vec<String>,
@@ -666,6 +672,14 @@ fn validate_assertions(a: &Assertions) -> Vec<Problem> {
         }
     }
     check_phrases(&mut r, "$.terminators", &a.terminators, false);
+    if !a.forward_terminators.is_empty() {
+        check_phrases(
+            &mut r,
+            "$.forward_terminators",
+            &a.forward_terminators,
+            true,
+        );
+    }
     check_phrases(&mut r, "$.fillers", &a.fillers, true);
     if !a.back_references.is_empty() {
         check_phrases(&mut r, "$.back_references", &a.back_references, false);
@@ -1306,9 +1320,10 @@ pub fn emit(grounding: &Grounding, systems: &[(String, System)]) -> String {
     };
     writeln!(
         out,
-        "    ],\n    pseudo_triggers: {},\n    terminators: {},\n    fillers: &{:?},\n    back_references: {},\n}};\n",
+        "    ],\n    pseudo_triggers: {},\n    terminators: {},\n    forward_terminators: &{:?},\n    fillers: &{:?},\n    back_references: {},\n}};\n",
         lists(&a.pseudo_triggers),
         lists(&a.terminators),
+        a.forward_terminators,
         a.fillers,
         lists(&a.back_references)
     )
