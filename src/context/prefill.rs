@@ -586,27 +586,47 @@ fn phrases(lexicon: &Lexicon, value: &str, label: &str) -> Vec<Vec<Word>> {
     out
 }
 
-thread_local! {
-    /// The phrases each enum value may be written as, by lexicon and value: values are the
-    /// corpus's, cut into words once per isolate instead of once per finding and system.
-    static VALUE_PHRASES: std::cell::RefCell<PhrasesByValue> = Default::default();
+/// Words derived from a static item of the corpus (an input or a value) with a lexicon, by
+/// their addresses: derived once per isolate and kept, as the items and the lexicon live as
+/// long.
+type Derived<T> =
+    std::cell::RefCell<std::collections::HashMap<(usize, usize), &'static T, text::FastHash>>;
+
+/// What `derive` makes of `item` with `lexicon`, from `cache` once it was made.
+fn derived<I, T>(
+    cache: &'static std::thread::LocalKey<Derived<T>>,
+    lexicon: &'static Lexicon,
+    item: &'static I,
+    derive: impl FnOnce() -> T,
+) -> &'static T {
+    let key = (
+        std::ptr::from_ref(lexicon) as usize,
+        std::ptr::from_ref(item) as usize,
+    );
+    if let Some(found) = cache.with(|c| c.borrow().get(&key).copied()) {
+        return found;
+    }
+    // Leaked once per item of a static table: the table lives as long.
+    let made: &'static T = Box::leak(Box::new(derive()));
+    cache.with(|c| c.borrow_mut().insert(key, made));
+    made
 }
 
-/// Phrases by (lexicon, value) address.
-type PhrasesByValue =
-    std::collections::HashMap<(usize, usize), &'static [Vec<Word>], text::FastHash>;
+thread_local! {
+    /// The phrases each enum value may be written as: values are the corpus's, cut into words
+    /// once per isolate instead of once per finding and system.
+    static VALUE_PHRASES: Derived<Vec<Vec<Word>>> = Default::default();
+    /// The organs each input's label names, read once per isolate instead of once per finding.
+    static LABEL_ORGANS: Derived<Vec<&'static str>> = Default::default();
+    /// What each input's label names ([`label_heads`]), cut once per isolate instead of once
+    /// per evaluation of a finding that rules something out.
+    static LABEL_HEADS: Derived<Vec<Vec<Word>>> = Default::default();
+}
 
 /// [`phrases`] of a value of the corpus, kept for the isolate's life.
 fn value_phrases(lexicon: &'static Lexicon, value: &'static InputValue) -> &'static [Vec<Word>] {
-    let key = (
-        std::ptr::from_ref(lexicon) as usize,
-        std::ptr::from_ref(value) as usize,
-    );
-    VALUE_PHRASES.with(|cache| {
-        *cache.borrow_mut().entry(key).or_insert_with(|| {
-            // Leaked once per value of a static table: the table lives as long.
-            Box::leak(phrases(lexicon, &value.value, &value.label).into_boxed_slice())
-        })
+    derived::<_, Vec<Vec<Word>>>(&VALUE_PHRASES, lexicon, value, || {
+        phrases(lexicon, &value.value, &value.label)
     })
 }
 
@@ -710,16 +730,21 @@ const NONE_WORD: &str = "none";
 /// organ's prefix ("Kidney: ") and from its first `label_breaks` word on, then each run of its
 /// last two or more words that does not begin with a stopword ("Other worrisome features":
 /// "other worrisome features", "worrisome features").
-fn label_heads(lexicon: &Lexicon, label: &str) -> Vec<Vec<Word>> {
-    let named = label.rsplit_once(':').map_or(label, |(_, rest)| rest);
-    let words: Vec<Word> = text::words(named)
-        .into_iter()
-        .take_while(|w| !lexicon.label_breaks.contains(&w.as_str()))
-        .collect();
-    (0..words.len().saturating_sub(1))
-        .filter(|&k| !text::is_stopword(&words[k]))
-        .map(|k| words[k..].to_vec())
-        .collect()
+fn label_heads(lexicon: &'static Lexicon, input: &'static Input) -> &'static [Vec<Word>] {
+    derived::<_, Vec<Vec<Word>>>(&LABEL_HEADS, lexicon, input, || {
+        let label = &input.label;
+        let named = label
+            .rsplit_once(':')
+            .map_or(label.as_str(), |(_, rest)| rest);
+        let words: Vec<Word> = text::words(named)
+            .into_iter()
+            .take_while(|w| !lexicon.label_breaks.contains(&w.as_str()))
+            .collect();
+        (0..words.len().saturating_sub(1))
+            .filter(|&k| !text::is_stopword(&words[k]))
+            .map(|k| words[k..].to_vec())
+            .collect()
+    })
 }
 
 /// The inputs of `logic` that a phrase the finding rules out rules out whole: the phrase (its
@@ -744,7 +769,7 @@ pub fn ruled_out_inputs(
         if !ruled || !concerns(lexicon, input, organs) {
             continue;
         }
-        let heads = label_heads(lexicon, &input.label);
+        let heads = label_heads(lexicon, input);
         let Some(found) = ruled_out.iter().enumerate().find_map(|(k, phrase)| {
             let head = heads.iter().find(|h| phrase.starts_with(h))?;
             Some((k, head.len()))
@@ -777,34 +802,17 @@ pub fn organs_of(lexicon: &'static Lexicon, index: &text::WordIndex) -> Vec<&'st
     super::stated_organs(lexicon, index.words(), |p| index.count(p))
 }
 
-thread_local! {
-    /// The organs each input's label names, by lexicon and input: labels are the corpus's,
-    /// read once per isolate instead of once per finding.
-    static LABEL_ORGANS: std::cell::RefCell<std::collections::HashMap<(usize, usize), Vec<&'static str>, text::FastHash>> =
-        Default::default();
-}
-
 /// The organs an input's label names ("Spleen: parenchymal laceration depth": spleen).
-fn label_organs(lexicon: &'static Lexicon, input: &'static Input) -> Vec<&'static str> {
-    let key = (
-        std::ptr::from_ref(lexicon) as usize,
-        std::ptr::from_ref(input) as usize,
-    );
-    LABEL_ORGANS.with(|cache| {
-        cache
-            .borrow_mut()
-            .entry(key)
-            .or_insert_with(|| {
-                // An organ the label names only to negate it ("non-nodal lesion") is not the
-                // input's organ.
-                let words = text::words(&input.label);
-                let label: Vec<Word> = (0..words.len())
-                    .filter(|&k| k == 0 || !lexicon.negations.contains(&words[k - 1].as_str()))
-                    .map(|k| words[k].clone())
-                    .collect();
-                organs_of(lexicon, &text::WordIndex::new(&label))
-            })
-            .clone()
+fn label_organs(lexicon: &'static Lexicon, input: &'static Input) -> &'static [&'static str] {
+    derived::<_, Vec<&'static str>>(&LABEL_ORGANS, lexicon, input, || {
+        // An organ the label names only to negate it ("non-nodal lesion") is not the input's
+        // organ.
+        let words = text::words(&input.label);
+        let label: Vec<Word> = (0..words.len())
+            .filter(|&k| k == 0 || !lexicon.negations.contains(&words[k - 1].as_str()))
+            .map(|k| words[k].clone())
+            .collect();
+        organs_of(lexicon, &text::WordIndex::new(&label))
     })
 }
 
