@@ -53,9 +53,10 @@ fn draft_flag(verification: Option<Verification>) -> &'static str {
     }
 }
 
-/// The numbered references of the block, in the order lines first cite them.
+/// The numbered references of the block, in the order lines first cite them, with the
+/// characters of their rendered lines (see [`References::rendered_chars`]).
 #[derive(Clone, Default)]
-struct References(Vec<String>);
+struct References(Vec<String>, usize);
 
 impl References {
     fn number(&mut self, slug: &str, citation: String) -> usize {
@@ -63,8 +64,11 @@ impl References {
         match self.0.iter().position(|r| *r == text) {
             Some(i) => i + 1,
             None => {
+                let n = self.0.len() + 1;
+                // "[n] " and the line's end around the reference; n's digits.
+                self.1 += n.ilog10() as usize + 1 + "[] \n".len() + text.chars().count();
                 self.0.push(text);
-                self.0.len()
+                n
             }
         }
     }
@@ -80,17 +84,13 @@ impl References {
         out
     }
 
-    /// The characters of [`References::render`], counted without writing it (a block is
-    /// weighed against the budget once per finding and system).
+    /// The characters of [`References::render`], kept as references are numbered, without
+    /// writing it (a block is weighed against the budget as it is built).
     fn rendered_chars(&self) -> usize {
         if self.0.is_empty() {
             return 0;
         }
-        let line = |(i, r): (usize, &String)| {
-            // "[n] " and the line's end around the reference; n's digits.
-            (i + 1).ilog10() as usize + 1 + "[] \n".len() + r.chars().count()
-        };
-        REFERENCES_HEADING.len() + self.0.iter().enumerate().map(line).sum::<usize>()
+        REFERENCES_HEADING.len() + self.1
     }
 }
 
@@ -105,6 +105,23 @@ struct Block {
     refs: References,
     budget: usize,
     left_out: Vec<LeftOut>,
+    /// While a block is built: the tokens of `md` before it, and how much of the block has
+    /// been counted (bytes, characters). Once the block cannot fit, `full` is set and the rest
+    /// of it is not written (its cited lines, and the parts after each check of
+    /// [`Block::full`]): it will be left out whatever follows, as a block and the references
+    /// only grow. A long report's blocks are mostly left out of a budget of a few thousand
+    /// tokens, and writing them was most of the block's cost.
+    building: Building,
+    /// Whether a block stops being written once it cannot fit (always, but in a test that
+    /// compares with writing every block whole).
+    stop_early: bool,
+}
+
+#[derive(Default)]
+struct Building {
+    md_tokens: usize,
+    counted: (usize, usize),
+    full: bool,
 }
 
 /// A block the budget left out.
@@ -117,6 +134,9 @@ enum LeftOut {
 impl Block {
     /// A cited line: `- {prefix}{text} [n, locator]`, flagged when draft.
     fn line(&mut self, out: &mut String, slug: &str, prefix: &str, l: &CitedLine) {
+        if self.full(out) {
+            return;
+        }
         let citation = self.citation(slug, l.citation);
         let n = self.refs.number(slug, citation);
         out.push_str(&format!(
@@ -125,6 +145,28 @@ impl Block {
             one_line(l.locator, 80),
             draft_flag(Some(l.verification)),
         ));
+    }
+
+    /// The tokens the block would take with `out` added and the references numbered so far.
+    fn tokens_with(&mut self, out: &str) -> usize {
+        let (bytes, chars) = self.building.counted;
+        let chars = chars + out[bytes..].chars().count();
+        self.building.counted = (out.len(), chars);
+        self.building.md_tokens + chars.div_ceil(4) + self.refs.rendered_chars().div_ceil(4)
+    }
+
+    /// Whether the block with `out` is over the budget.
+    fn over(&mut self, out: &str) -> bool {
+        self.tokens_with(out) + FOOTER_RESERVE > self.budget
+    }
+
+    /// Whether the block being built, `out` so far, can no longer fit the budget, so that the
+    /// rest of it need not be written.
+    fn full(&mut self, out: &str) -> bool {
+        if self.stop_early && !self.building.full {
+            self.building.full = self.over(out);
+        }
+        self.building.full
     }
 
     /// A reference id as its citation string, every author listed, from the system's logic.
@@ -136,14 +178,16 @@ impl Block {
     /// and forgets the references it numbered.
     fn add(&mut self, name: LeftOut, build: impl FnOnce(&mut Self, &mut String)) -> bool {
         let saved = self.refs.clone();
-        let mut out = String::new();
-        build(self, &mut out);
         let (bytes, chars) = self.counted;
         let md_chars = chars + self.md[bytes..].chars().count();
         self.counted = (self.md.len(), md_chars);
-        let after =
-            md_chars.div_ceil(4) + approx_tokens(&out) + self.refs.rendered_chars().div_ceil(4);
-        if after + FOOTER_RESERVE <= self.budget {
+        self.building = Building {
+            md_tokens: md_chars.div_ceil(4),
+            ..Building::default()
+        };
+        let mut out = String::new();
+        build(self, &mut out);
+        if !self.building.full && !self.over(&out) {
             self.md.push_str(&out);
             true
         } else {
@@ -156,12 +200,20 @@ impl Block {
 
 /// The markdown block of a grounding answer, within `answer.query.max_tokens`.
 pub fn markdown(answer: &Grounding) -> String {
+    render(answer, true)
+}
+
+/// [`markdown`], with blocks that cannot fit written whole before being left out when
+/// `stop_early` is false.
+fn render(answer: &Grounding, stop_early: bool) -> String {
     let mut b = Block {
         md: String::new(),
         counted: (0, 0),
         refs: References::default(),
         budget: answer.query.max_tokens,
         left_out: Vec::new(),
+        building: Building::default(),
+        stop_early,
     };
     b.md.push_str("## radref grounded context\n\n");
     b.md.push_str(&format!("> {}\n\n", answer.notice));
@@ -325,6 +377,9 @@ fn finding_block(b: &mut Block, out: &mut String, n: usize, f: &FindingContext) 
             format!("; also {}", others.join(", "))
         }
     ));
+    if b.full(out) {
+        return;
+    }
     for why in &first.because {
         if let Some(line) = &why.line {
             let verb = if why.factor > 1.0 {
@@ -351,6 +406,9 @@ fn finding_block(b: &mut Block, out: &mut String, n: usize, f: &FindingContext) 
             .collect();
         out.push_str(&format!("- Read from the text: {}.\n", read.join("; ")));
     }
+    if b.full(out) {
+        return;
+    }
     if let Some(e) = &f.evaluation {
         for d in &e.decided {
             out.push_str(&format!(
@@ -368,6 +426,9 @@ fn finding_block(b: &mut Block, out: &mut String, n: usize, f: &FindingContext) 
                 }
             }
         }
+        if b.full(out) {
+            return;
+        }
         missing_line(out, &f.missing);
         out.push_str(&format!("- Evaluate: {}\n", e.link));
     }
@@ -384,9 +445,12 @@ fn missing_line(out: &mut String, inputs: &[super::answer::MissingInput]) {
             if let Some(unit) = i.unit {
                 what.push_str(&format!(", {unit}"));
             }
-            let listed = i.values.join(" | ");
-            if !i.values.is_empty() && listed.len() <= 80 {
-                what.push_str(&format!(": {listed}"));
+            // The values are listed when they are few and short (measured before joining: a
+            // list can be long).
+            let listed_len = i.values.iter().map(|v| v.len()).sum::<usize>()
+                + " | ".len() * i.values.len().saturating_sub(1);
+            if !i.values.is_empty() && listed_len <= 80 {
+                what.push_str(&format!(": {}", i.values.join(" | ")));
             }
             format!("`{}` ({}; {what})", i.id, one_line(i.label, 60))
         })
@@ -453,6 +517,9 @@ fn system_block(
             draft_flag(d.verification),
         ));
     }
+    if b.full(out) {
+        return;
+    }
     missing_line(out, &system.missing_inputs);
     // A report's system is filled in from the finding it was read on, quoted.
     let source = system
@@ -514,6 +581,70 @@ fn ruled_block(out: &mut String, ruled: &[&FindingContext], phrases: usize) {
 #[cfg(test)]
 mod tests {
     use super::one_line;
+    use crate::context::{ground, ContextQuery, MAX_MAX_TOKENS, MIN_MAX_TOKENS};
+    use crate::knowledge::KNOWLEDGE;
+
+    /// A block is shown whole or not at all, whatever the budget: each block of a long
+    /// report's answer at a tight budget is the same block as with room for everything (its
+    /// reference numbers aside), and blocks after one left out are still weighed. A block
+    /// stops being written once it cannot fit: the answer is the same as when every block is
+    /// written whole before it is weighed, so a check that stopped too early would show here
+    /// as a block cut short or one left out that fits.
+    #[test]
+    fn a_block_is_shown_whole_or_left_out_at_every_budget() {
+        let text = include_str!("../../benches/reports/6-ct-trauma-whole-body.txt");
+        let mut query =
+            ContextQuery::new(Some(text.to_string()), None, None, None, None, None).unwrap();
+        let answer = |query: &ContextQuery| super::markdown(&ground(&KNOWLEDGE, query));
+        // The blocks of an answer ("### " to the next), each with its reference numbers
+        // blanked ("[3, " as "[n, ").
+        let blocks = |md: &str| -> Vec<String> {
+            let body = md.split("References:\n").next().unwrap_or(md);
+            body.split("\n### ")
+                .skip(1)
+                .map(|b| {
+                    let b = b.split("\n\n").next().unwrap_or(b).trim_end();
+                    let mut out = String::new();
+                    let mut rest = b;
+                    while let Some(at) = rest.find(" [") {
+                        out.push_str(&rest[..at + 2]);
+                        rest = &rest[at + 2..];
+                        let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+                        if digits > 0 && rest[digits..].starts_with(", ") {
+                            out.push('n');
+                            rest = &rest[digits..];
+                        }
+                    }
+                    out.push_str(rest);
+                    out
+                })
+                .collect()
+        };
+        query.max_tokens = MAX_MAX_TOKENS;
+        let whole = blocks(&answer(&query));
+        assert!(whole.len() > 40, "{} blocks", whole.len());
+        let mut shown_after_a_gap = 0;
+        for budget in (MIN_MAX_TOKENS..=6_000).step_by(250) {
+            query.max_tokens = budget;
+            let grounding = ground(&KNOWLEDGE, &query);
+            let md = super::markdown(&grounding);
+            assert_eq!(md, super::render(&grounding, false), "at {budget}");
+            let shown = blocks(&md);
+            assert!(!shown.is_empty(), "at {budget}");
+            let mut at = 0;
+            for block in &shown {
+                let found = whole[at..].iter().position(|w| w == block);
+                let Some(found) = found else {
+                    panic!("at {budget}, a block not shown whole:\n{block}");
+                };
+                if found > 0 {
+                    shown_after_a_gap += 1;
+                }
+                at += found + 1;
+            }
+        }
+        assert!(shown_after_a_gap > 0, "no block fitted after one left out");
+    }
 
     #[test]
     fn one_line_flattens_and_cuts() {
