@@ -20,8 +20,6 @@ const MAX_MISSING_SHOWN: usize = 5;
 const MAX_RULED_OUT_SHOWN: usize = 16;
 /// Characters of a finding quoted where a system says which finding its inputs were read from.
 const SOURCE_QUOTE_CHARS: usize = 80;
-/// Tokens kept back for the block's end: what was left out, and the token line.
-const FOOTER_RESERVE: usize = 120;
 
 /// The text on one line, cut at `max` characters with an ellipsis.
 /// Only the words up to the cut are read: the answer's echo of a 20,000-character report keeps
@@ -115,6 +113,11 @@ struct Block {
     /// Whether a block stops being written once it cannot fit (always, but in a test that
     /// compares with writing every block whole).
     stop_early: bool,
+    /// Every block, in the order they are weighed, and how many have been.
+    plan: Vec<LeftOut>,
+    weighed: usize,
+    /// Findings past the most grounded per text, named at the end.
+    more_findings: usize,
 }
 
 #[derive(Default)]
@@ -122,9 +125,13 @@ struct Building {
     md_tokens: usize,
     counted: (usize, usize),
     full: bool,
+    /// The tokens of the answer's end ([`closing`]) were this block and all after it left
+    /// out: the most it can take, as only those can still be left out.
+    closing_tokens: usize,
 }
 
 /// A block the budget left out.
+#[derive(Clone, Copy)]
 enum LeftOut {
     Finding(usize),
     System(&'static str),
@@ -155,9 +162,10 @@ impl Block {
         self.building.md_tokens + chars.div_ceil(4) + self.refs.rendered_chars().div_ceil(4)
     }
 
-    /// Whether the block with `out` is over the budget.
+    /// Whether the block with `out` is over the budget, with the block's end as it would be
+    /// were this block and every block after it left out.
     fn over(&mut self, out: &str) -> bool {
-        self.tokens_with(out) + FOOTER_RESERVE > self.budget
+        self.tokens_with(out) + self.building.closing_tokens > self.budget
     }
 
     /// Whether the block being built, `out` so far, can no longer fit the budget, so that the
@@ -181,8 +189,12 @@ impl Block {
         let (bytes, chars) = self.counted;
         let md_chars = chars + self.md[bytes..].chars().count();
         self.counted = (self.md.len(), md_chars);
+        let mut worst = self.left_out.clone();
+        worst.extend_from_slice(&self.plan[self.weighed.min(self.plan.len())..]);
+        self.weighed += 1;
         self.building = Building {
             md_tokens: md_chars.div_ceil(4),
+            closing_tokens: approx_tokens(&closing(self.budget, self.more_findings, &worst)),
             ..Building::default()
         };
         let mut out = String::new();
@@ -214,6 +226,9 @@ fn render(answer: &Grounding, stop_early: bool) -> String {
         left_out: Vec::new(),
         building: Building::default(),
         stop_early,
+        plan: Vec::new(),
+        weighed: 0,
+        more_findings: answer.more_findings,
     };
     b.md.push_str("## radref grounded context\n\n");
     b.md.push_str(&format!("> {}\n\n", answer.notice));
@@ -272,7 +287,18 @@ fn render(answer: &Grounding, stop_early: bool) -> String {
     if answer.systems.is_empty() {
         b.md.push_str("No system in the corpus matched this text.\n\n");
     }
-    // A report of several findings: one block per finding first.
+    let ruled_out_phrases = &answer.finding.ruled_out;
+    let ruled_block_shown = !ruled.is_empty() || !ruled_out_phrases.is_empty();
+    // The blocks in the order they are weighed: a report of several findings has one block
+    // per finding first, then one per system, then what the text rules out.
+    if grounded.len() > 1 {
+        b.plan.extend((1..=grounded.len()).map(LeftOut::Finding));
+    }
+    b.plan
+        .extend(answer.systems.iter().map(|s| LeftOut::System(s.slug)));
+    if ruled_block_shown {
+        b.plan.push(LeftOut::RuledOut);
+    }
     if grounded.len() > 1 {
         for (i, f) in grounded.iter().enumerate() {
             b.add(LeftOut::Finding(i + 1), |b, out| {
@@ -285,44 +311,85 @@ fn render(answer: &Grounding, stop_early: bool) -> String {
             system_block(b, out, system, &answer.findings)
         });
     }
-    let ruled_out_phrases = &answer.finding.ruled_out;
-    if !ruled.is_empty() || !ruled_out_phrases.is_empty() {
+    if ruled_block_shown {
         b.add(LeftOut::RuledOut, |_, out| {
             ruled_block(out, &ruled, ruled_out_phrases.len())
         });
     }
-    if answer.more_findings > 0 {
-        b.md.push_str(&format!(
-            "{} more findings were not grounded (the most per text is reached).\n\n",
-            answer.more_findings
-        ));
-    }
     let mut md = b.md;
-    if !b.left_out.is_empty() {
-        md.push_str(&format!(
-            "Not shown within the budget of {} tokens: {}. The JSON answer has them all; or ask with a larger max_tokens.\n\n",
-            answer.query.max_tokens,
-            left_out(&b.left_out)
-        ));
+    // The systems left out are named, or counted when naming them would not fit: the lines
+    // above the blocks (the notice, the setting, the systems withheld) take a small budget's
+    // room when nothing else fits.
+    let named = ending(b.budget, b.more_findings, &b.left_out, false);
+    let refs = b.refs.render();
+    let tokens = approx_tokens(&md)
+        + approx_tokens(&named)
+        + approx_tokens(&refs)
+        + approx_tokens(&token_line(b.budget, b.budget));
+    if tokens <= b.budget {
+        md.push_str(&named);
+    } else {
+        md.push_str(&ending(b.budget, b.more_findings, &b.left_out, true));
     }
-    md.push_str(&b.refs.render());
+    md.push_str(&refs);
     let tokens = approx_tokens(&md);
-    md.push_str(&format!(
-        "\n<!-- radref context: about {tokens} tokens (budget {}) -->\n",
-        answer.query.max_tokens
-    ));
+    md.push_str(&token_line(tokens, b.budget));
     md
 }
 
-/// What the budget left out, in a few words: finding numbers, system slugs.
-fn left_out(blocks: &[LeftOut]) -> String {
-    let findings: Vec<String> = blocks
+/// The lines after the blocks, before the references: the findings past the most grounded
+/// per text, and what the budget left out (its systems counted with `by_count`).
+fn ending(budget: usize, more_findings: usize, left: &[LeftOut], by_count: bool) -> String {
+    let mut out = String::new();
+    if more_findings > 0 {
+        out.push_str(&format!(
+            "{more_findings} more findings were not grounded (the most per text is reached).\n\n"
+        ));
+    }
+    if !left.is_empty() {
+        out.push_str(&format!(
+            "Not shown within the budget of {budget} tokens: {}. The JSON answer has them all; or ask with a larger max_tokens.\n\n",
+            left_out(left, by_count)
+        ));
+    }
+    out
+}
+
+/// The block's last line: its size in tokens.
+fn token_line(tokens: usize, budget: usize) -> String {
+    format!("\n<!-- radref context: about {tokens} tokens (budget {budget}) -->\n")
+}
+
+/// What the answer ends with besides its references, were `left` left out: [`ending`] and
+/// [`token_line`] (counted as at the budget: an answer within it has no more digits).
+fn closing(budget: usize, more_findings: usize, left: &[LeftOut]) -> String {
+    ending(budget, more_findings, left, false) + &token_line(budget, budget)
+}
+
+/// What the budget left out, in a few words: finding numbers (a run of three or more as its
+/// first and last, "4-40"), system slugs, or with `by_count` how many systems.
+fn left_out(blocks: &[LeftOut], by_count: bool) -> String {
+    let numbers: Vec<usize> = blocks
         .iter()
         .filter_map(|b| match b {
-            LeftOut::Finding(n) => Some(n.to_string()),
+            LeftOut::Finding(n) => Some(*n),
             _ => None,
         })
         .collect();
+    let mut findings: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < numbers.len() {
+        let mut j = i;
+        while j + 1 < numbers.len() && numbers[j + 1] == numbers[j] + 1 {
+            j += 1;
+        }
+        if j >= i + 2 {
+            findings.push(format!("{}-{}", numbers[i], numbers[j]));
+        } else {
+            findings.extend(numbers[i..=j].iter().map(|n| n.to_string()));
+        }
+        i = j + 1;
+    }
     let systems: Vec<String> = blocks
         .iter()
         .filter_map(|b| match b {
@@ -334,8 +401,10 @@ fn left_out(blocks: &[LeftOut]) -> String {
     if !findings.is_empty() {
         parts.push(format!("findings {}", findings.join(", ")));
     }
-    if !systems.is_empty() {
-        parts.push(format!("the systems {}", systems.join(", ")));
+    match systems.len() {
+        0 => {}
+        n if by_count => parts.push(format!("{n} system(s)")),
+        _ => parts.push(format!("the systems {}", systems.join(", "))),
     }
     if blocks.iter().any(|b| matches!(b, LeftOut::RuledOut)) {
         parts.push("the list of what the text rules out".to_string());
@@ -584,15 +653,24 @@ mod tests {
     use crate::context::{ground, ContextQuery, MAX_MAX_TOKENS, MIN_MAX_TOKENS};
     use crate::knowledge::KNOWLEDGE;
 
-    /// A block is shown whole or not at all, whatever the budget: each block of a long
-    /// report's answer at a tight budget is the same block as with room for everything (its
-    /// reference numbers aside), and blocks after one left out are still weighed. A block
-    /// stops being written once it cannot fit: the answer is the same as when every block is
-    /// written whole before it is weighed, so a check that stopped too early would show here
-    /// as a block cut short or one left out that fits.
+    /// The answer keeps to its budget, and a block is shown whole or not at all, whatever the
+    /// budget: for two long reports, each answer is within its `max_tokens` (its end, what
+    /// was left out, named or counted), and each block shown at a tight budget is the same
+    /// block as with room for everything (its reference numbers aside); blocks after one left
+    /// out are still weighed. A block stops being written once it cannot fit: the answer is
+    /// the same as when every block is written whole before it is weighed, so a check that
+    /// stopped too early would show here as a block cut short or one left out that fits.
     #[test]
     fn a_block_is_shown_whole_or_left_out_at_every_budget() {
-        let text = include_str!("../../benches/reports/6-ct-trauma-whole-body.txt");
+        for text in [
+            include_str!("../../benches/reports/6-ct-trauma-whole-body.txt"),
+            include_str!("../../benches/reports/5-ct-chest-abdomen-pelvis.txt"),
+        ] {
+            blocks_at_every_budget(text);
+        }
+    }
+
+    fn blocks_at_every_budget(text: &str) {
         let mut query =
             ContextQuery::new(Some(text.to_string()), None, None, None, None, None).unwrap();
         let answer = |query: &ContextQuery| super::markdown(&ground(&KNOWLEDGE, query));
@@ -622,15 +700,18 @@ mod tests {
         };
         query.max_tokens = MAX_MAX_TOKENS;
         let whole = blocks(&answer(&query));
-        assert!(whole.len() > 40, "{} blocks", whole.len());
+        assert!(whole.len() > 30, "{} blocks", whole.len());
         let mut shown_after_a_gap = 0;
         for budget in (MIN_MAX_TOKENS..=6_000).step_by(250) {
             query.max_tokens = budget;
             let grounding = ground(&KNOWLEDGE, &query);
             let md = super::markdown(&grounding);
             assert_eq!(md, super::render(&grounding, false), "at {budget}");
+            let tokens = crate::corpus::text::approx_tokens(&md);
+            assert!(tokens <= budget, "{tokens} tokens at {budget}:\n{md}");
             let shown = blocks(&md);
-            assert!(!shown.is_empty(), "at {budget}");
+            // The lines above the blocks may leave no room for one at the smallest budgets.
+            assert!(budget < 1_000 || !shown.is_empty(), "at {budget}");
             let mut at = 0;
             for block in &shown {
                 let found = whole[at..].iter().position(|w| w == block);
