@@ -207,12 +207,19 @@ fn terms_in_order() -> &'static [(&'static str, u64)] {
 /// Every term of the index with its number, in a hash table: an exact lookup (each term of a
 /// query, and of each of a report's findings) is then one hash and one comparison, where the
 /// `fst` walks its nodes byte by byte (about 1,300 instructions a lookup natively, 7% of a
-/// search). Built on an isolate's first search; the prefix and two-edit walks still go through
-/// the `fst`.
-fn exact_terms() -> &'static HashMap<&'static str, u64, FastHash> {
-    static TERMS: std::sync::OnceLock<HashMap<&'static str, u64, FastHash>> =
+/// search). Keyed by the term's bytes, as the `fst`'s walks give their keys, with the term as
+/// text beside its number: a key found is a term, so no byte string is checked for UTF-8 on
+/// the way (that check was 1% of grounding a long report). Built on an isolate's first search;
+/// the prefix and two-edit walks still go through the `fst`.
+fn exact_terms() -> &'static HashMap<&'static [u8], (&'static str, u64), FastHash> {
+    static TERMS: std::sync::OnceLock<HashMap<&'static [u8], (&'static str, u64), FastHash>> =
         std::sync::OnceLock::new();
-    TERMS.get_or_init(|| terms_in_order().iter().copied().collect())
+    TERMS.get_or_init(|| {
+        terms_in_order()
+            .iter()
+            .map(|&(term, id)| (term.as_bytes(), (term, id)))
+            .collect()
+    })
 }
 
 /// A byte string's key in [`one_edit_table`]: 32 bits of its hash (a collision only costs a
@@ -312,13 +319,12 @@ fn one_edit_from(word: &[u8], mut visit: impl FnMut(&[u8], u64) -> bool) {
 
 /// The number of a term of the index, if it is one.
 fn exact(term: &str) -> Option<u64> {
-    exact_terms().get(term).copied()
+    exact_terms().get(term.as_bytes()).map(|&(_, id)| id)
 }
 
 /// A term of the index as the table holds it, with its number: the text a candidate keeps.
 fn exact_key(term: &[u8]) -> Option<(&'static str, u64)> {
-    let term = std::str::from_utf8(term).ok()?;
-    exact_terms().get_key_value(term).map(|(&k, &id)| (k, id))
+    exact_terms().get(term).copied()
 }
 
 /// The edit distance allowed for a query term of this length.
