@@ -2911,4 +2911,54 @@ mod setting_tests {
         }
         assert_ne!(answer.systems[0].slug, "fleischner-2017");
     }
+
+    /// Past the most findings ranked per text, the impression's come first, then the findings
+    /// section's measured ones, then its others: a measured lesion written after more than
+    /// [`findings::MAX_FINDINGS`] unmeasured findings is still ranked (with its system), the
+    /// findings ranked are listed in the text's order, and the ones left are counted.
+    #[test]
+    fn past_the_most_findings_a_measured_one_is_ranked_before_unmeasured_ones() {
+        let mut text =
+            String::from("IMPRESSION:\n1. Multilevel thoracic spondylosis.\n\nFINDINGS:\n");
+        let unmeasured = findings::MAX_FINDINGS + 5;
+        for n in 1..=unmeasured {
+            text.push_str(&format!(
+                "Mild spondylosis at the level of vertebra number {n}.\n"
+            ));
+        }
+        text.push_str("Incidental 2.4 cm left adrenal nodule, 8 HU on the unenhanced images.\n");
+        let answer = ground(&text);
+        let grounded: Vec<_> = answer
+            .findings
+            .iter()
+            .filter(|f| f.assertion.grounded())
+            .collect();
+        assert_eq!(grounded.len(), findings::MAX_FINDINGS);
+        assert_eq!(
+            answer.more_findings,
+            unmeasured + 2 - findings::MAX_FINDINGS
+        );
+        assert!(grounded[0]
+            .text
+            .starts_with("Multilevel thoracic spondylosis"));
+        let adrenal = grounded.last().unwrap();
+        assert!(adrenal.text.contains("adrenal nodule"), "{}", adrenal.text);
+        assert!(
+            adrenal
+                .systems
+                .iter()
+                .any(|s| s.slug == "acr-if-adrenal-2017"),
+            "{:?}",
+            adrenal.systems.iter().map(|s| s.slug).collect::<Vec<_>>()
+        );
+        // The unmeasured ones kept are the first of the findings section, in its order.
+        assert!(
+            grounded[1].text.ends_with("vertebra number 1"),
+            "{}",
+            grounded[1].text
+        );
+        for pair in grounded[1..].windows(2) {
+            assert!(pair[0].span[0] < pair[1].span[0]);
+        }
+    }
 }
