@@ -113,9 +113,6 @@ struct Block {
     /// Whether a block stops being written once it cannot fit (always, but in a test that
     /// compares with writing every block whole).
     stop_early: bool,
-    /// Every block, in the order they are weighed, and how many have been.
-    plan: Vec<LeftOut>,
-    weighed: usize,
     /// Findings past the most grounded per text, named at the end.
     more_findings: usize,
 }
@@ -130,11 +127,13 @@ struct Building {
     closing_tokens: usize,
 }
 
-/// A block the budget left out.
+/// A block of the answer, as the budget names it when it leaves it out.
 #[derive(Clone, Copy)]
 enum LeftOut {
+    /// A finding by its number (from 1).
     Finding(usize),
-    System(&'static str),
+    /// A system by its place in the answer's systems, and its slug.
+    System(usize, &'static str),
     RuledOut,
 }
 
@@ -183,15 +182,20 @@ impl Block {
     }
 
     /// Adds a block built by `build` when it fits the budget; otherwise names it as left out
-    /// and forgets the references it numbered.
-    fn add(&mut self, name: LeftOut, build: impl FnOnce(&mut Self, &mut String)) -> bool {
+    /// and forgets the references it numbered. `later` are the blocks still to be weighed.
+    fn add(
+        &mut self,
+        name: LeftOut,
+        later: &[LeftOut],
+        build: impl FnOnce(&mut Self, &mut String),
+    ) -> bool {
         let saved = self.refs.clone();
         let (bytes, chars) = self.counted;
         let md_chars = chars + self.md[bytes..].chars().count();
         self.counted = (self.md.len(), md_chars);
         let mut worst = self.left_out.clone();
-        worst.extend_from_slice(&self.plan[self.weighed.min(self.plan.len())..]);
-        self.weighed += 1;
+        worst.push(name);
+        worst.extend_from_slice(later);
         self.building = Building {
             md_tokens: md_chars.div_ceil(4),
             closing_tokens: approx_tokens(&closing(self.budget, self.more_findings, &worst)),
@@ -226,8 +230,6 @@ fn render(answer: &Grounding, stop_early: bool) -> String {
         left_out: Vec::new(),
         building: Building::default(),
         stop_early,
-        plan: Vec::new(),
-        weighed: 0,
         more_findings: answer.more_findings,
     };
     b.md.push_str("## radref grounded context\n\n");
@@ -287,33 +289,28 @@ fn render(answer: &Grounding, stop_early: bool) -> String {
     if answer.systems.is_empty() {
         b.md.push_str("No system in the corpus matched this text.\n\n");
     }
-    let ruled_out_phrases = &answer.finding.ruled_out;
-    let ruled_block_shown = !ruled.is_empty() || !ruled_out_phrases.is_empty();
     // The blocks in the order they are weighed: a report of several findings has one block
     // per finding first, then one per system, then what the text rules out.
+    let ruled_out_phrases = &answer.finding.ruled_out;
+    let mut plan: Vec<LeftOut> = Vec::new();
     if grounded.len() > 1 {
-        b.plan.extend((1..=grounded.len()).map(LeftOut::Finding));
+        plan.extend((1..=grounded.len()).map(LeftOut::Finding));
     }
-    b.plan
-        .extend(answer.systems.iter().map(|s| LeftOut::System(s.slug)));
-    if ruled_block_shown {
-        b.plan.push(LeftOut::RuledOut);
+    plan.extend(
+        answer
+            .systems
+            .iter()
+            .enumerate()
+            .map(|(i, s)| LeftOut::System(i, s.slug)),
+    );
+    if !ruled.is_empty() || !ruled_out_phrases.is_empty() {
+        plan.push(LeftOut::RuledOut);
     }
-    if grounded.len() > 1 {
-        for (i, f) in grounded.iter().enumerate() {
-            b.add(LeftOut::Finding(i + 1), |b, out| {
-                finding_block(b, out, i + 1, f)
-            });
-        }
-    }
-    for system in &answer.systems {
-        b.add(LeftOut::System(system.slug), |b, out| {
-            system_block(b, out, system, &answer.findings)
-        });
-    }
-    if ruled_block_shown {
-        b.add(LeftOut::RuledOut, |_, out| {
-            ruled_block(out, &ruled, ruled_out_phrases.len())
+    for (k, &part) in plan.iter().enumerate() {
+        b.add(part, &plan[k + 1..], |b, out| match part {
+            LeftOut::Finding(n) => finding_block(b, out, n, grounded[n - 1]),
+            LeftOut::System(i, _) => system_block(b, out, &answer.systems[i], &answer.findings),
+            LeftOut::RuledOut => ruled_block(out, &ruled, ruled_out_phrases.len()),
         });
     }
     let mut md = b.md;
@@ -393,7 +390,7 @@ fn left_out(blocks: &[LeftOut], by_count: bool) -> String {
     let systems: Vec<String> = blocks
         .iter()
         .filter_map(|b| match b {
-            LeftOut::System(slug) => Some(format!("`{slug}`")),
+            LeftOut::System(_, slug) => Some(format!("`{slug}`")),
             _ => None,
         })
         .collect();
