@@ -211,13 +211,8 @@ fn reports_on(knowledge: &Knowledge, words: &[Word]) -> bool {
     // A lesion reports itself; a part of the anatomy only with a number beside it ("The
     // common bile duct measures 4 mm"; not "Normal calibre of the duct").
     let measured = words.iter().filter_map(|w| lexicon.measured(w));
-    let numbered = || {
-        words
-            .iter()
-            .any(|w| w.starts_with(|c: char| c.is_ascii_digit()))
-    };
     for noun in measured {
-        if !lexicon.structure_nouns.contains(&noun) || numbered() {
+        if !lexicon.structure_nouns.contains(&noun) || has_number(words) {
             return true;
         }
     }
@@ -227,11 +222,17 @@ fn reports_on(knowledge: &Knowledge, words: &[Word]) -> bool {
 /// Whether folded words measure what they report: a measured noun, a lesion ("nodule",
 /// "cyst", "polyp") or a part of the anatomy ("aorta", "duct"), and a number.
 fn measured(knowledge: &Knowledge, words: &[Word]) -> bool {
-    let lexicon = knowledge.lexicon;
-    words.iter().any(|w| lexicon.measured(w).is_some())
-        && words
-            .iter()
-            .any(|w| w.starts_with(|c: char| c.is_ascii_digit()))
+    words
+        .iter()
+        .any(|w| knowledge.lexicon.measured(w).is_some())
+        && has_number(words)
+}
+
+/// Whether one of the words is a number ("2.4", "5th").
+fn has_number(words: &[Word]) -> bool {
+    words
+        .iter()
+        .any(|w| w.starts_with(|c: char| c.is_ascii_digit()))
 }
 
 /// Whether folded words name an organ or a finding: what a ruled-out sentence must have named
