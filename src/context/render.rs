@@ -329,7 +329,13 @@ fn render(answer: &Grounding, stop_early: bool) -> String {
         md.push_str(&ending(b.budget, b.more_findings, &b.left_out, true));
     }
     md.push_str(&refs);
-    let tokens = approx_tokens(&md);
+    // The last line counts itself, as the answer's `x-approx-tokens` does: its digits depend
+    // on the count, so the count is taken again once they are known.
+    let chars = md.chars().count();
+    let mut tokens = 0;
+    for _ in 0..3 {
+        tokens = (chars + token_line(tokens, b.budget).chars().count()).div_ceil(4);
+    }
     md.push_str(&token_line(tokens, b.budget));
     md
 }
@@ -706,6 +712,11 @@ mod tests {
             assert_eq!(md, super::render(&grounding, false), "at {budget}");
             let tokens = crate::corpus::text::approx_tokens(&md);
             assert!(tokens <= budget, "{tokens} tokens at {budget}:\n{md}");
+            // The last line states the count, itself included.
+            assert!(
+                md.ends_with(&format!("about {tokens} tokens (budget {budget}) -->\n")),
+                "{tokens}: {md}"
+            );
             let shown = blocks(&md);
             // The lines above the blocks may leave no room for one at the smallest budgets.
             assert!(budget < 1_000 || !shown.is_empty(), "at {budget}");
