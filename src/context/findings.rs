@@ -533,11 +533,8 @@ pub fn findings(
         for &(_, i) in order.iter().take(MAX_FINDINGS) {
             kept[i] = true;
         }
-        let mut at = 0;
-        found.retain(|_| {
-            at += 1;
-            kept[at - 1]
-        });
+        let mut kept = kept.into_iter();
+        found.retain(|_| kept.next() == Some(true));
     }
     let groups = found
         .into_iter()
