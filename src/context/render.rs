@@ -13,6 +13,7 @@ use super::answer::{CitedLine, FindingContext, Grounding, SystemContext};
 use crate::corpus::evaluate::given_text;
 use crate::corpus::source::Verification;
 use crate::corpus::text::approx_tokens;
+use std::fmt::Write;
 
 /// Missing inputs described per finding or system; the others are named by id.
 const MAX_MISSING_SHOWN: usize = 5;
@@ -341,19 +342,20 @@ fn render(answer: &Grounding, stop_early: bool) -> String {
 }
 
 /// The lines after the blocks, before the references: the findings past the most grounded
-/// per text, and what the budget left out (its systems counted with `by_count`).
+/// per text, and what the budget left out (its systems counted with `by_count`). Written into
+/// one string: the budget weighs it once per block, with every block after it left out.
 fn ending(budget: usize, more_findings: usize, left: &[LeftOut], by_count: bool) -> String {
     let mut out = String::new();
     if more_findings > 0 {
-        out.push_str(&format!(
+        let _ = write!(
+            out,
             "{more_findings} more findings were not grounded (the most per text is reached).\n\n"
-        ));
+        );
     }
     if !left.is_empty() {
-        out.push_str(&format!(
-            "Not shown within the budget of {budget} tokens: {}. The JSON answer has them all; or ask with a larger max_tokens.\n\n",
-            left_out(left, by_count)
-        ));
+        let _ = write!(out, "Not shown within the budget of {budget} tokens: ");
+        left_out(&mut out, left, by_count);
+        out.push_str(". The JSON answer has them all; or ask with a larger max_tokens.\n\n");
     }
     out
 }
@@ -369,9 +371,17 @@ fn closing(budget: usize, more_findings: usize, left: &[LeftOut]) -> String {
     ending(budget, more_findings, left, false) + &token_line(budget, budget)
 }
 
-/// What the budget left out, in a few words: finding numbers (a run of three or more as its
-/// first and last, "4-40"), system slugs, or with `by_count` how many systems.
-fn left_out(blocks: &[LeftOut], by_count: bool) -> String {
+/// What the budget left out, in a few words, written to `out`: finding numbers (a run of three
+/// or more as its first and last, "4-40"), system slugs, or with `by_count` how many systems;
+/// the parts separated by "; ".
+fn left_out(out: &mut String, blocks: &[LeftOut], by_count: bool) {
+    let mut parts = 0;
+    let mut part = |out: &mut String| {
+        if parts > 0 {
+            out.push_str("; ");
+        }
+        parts += 1;
+    };
     let numbers: Vec<usize> = blocks
         .iter()
         .filter_map(|b| match b {
@@ -379,40 +389,50 @@ fn left_out(blocks: &[LeftOut], by_count: bool) -> String {
             _ => None,
         })
         .collect();
-    let mut findings: Vec<String> = Vec::new();
-    let mut i = 0;
-    while i < numbers.len() {
-        let mut j = i;
-        while j + 1 < numbers.len() && numbers[j + 1] == numbers[j] + 1 {
-            j += 1;
+    if !numbers.is_empty() {
+        part(out);
+        out.push_str("findings ");
+        let mut i = 0;
+        while i < numbers.len() {
+            let mut j = i;
+            while j + 1 < numbers.len() && numbers[j + 1] == numbers[j] + 1 {
+                j += 1;
+            }
+            if i > 0 {
+                out.push_str(", ");
+            }
+            if j >= i + 2 {
+                let _ = write!(out, "{}-{}", numbers[i], numbers[j]);
+            } else {
+                for (k, n) in numbers[i..=j].iter().enumerate() {
+                    if k > 0 {
+                        out.push_str(", ");
+                    }
+                    let _ = write!(out, "{n}");
+                }
+            }
+            i = j + 1;
         }
-        if j >= i + 2 {
-            findings.push(format!("{}-{}", numbers[i], numbers[j]));
+    }
+    let mut systems = blocks.iter().filter_map(|b| match b {
+        LeftOut::System(_, slug) => Some(*slug),
+        _ => None,
+    });
+    if let Some(first) = systems.next() {
+        part(out);
+        if by_count {
+            let _ = write!(out, "{} system(s)", 1 + systems.count());
         } else {
-            findings.extend(numbers[i..=j].iter().map(|n| n.to_string()));
+            let _ = write!(out, "the systems `{first}`");
+            for slug in systems {
+                let _ = write!(out, ", `{slug}`");
+            }
         }
-        i = j + 1;
-    }
-    let systems: Vec<String> = blocks
-        .iter()
-        .filter_map(|b| match b {
-            LeftOut::System(_, slug) => Some(format!("`{slug}`")),
-            _ => None,
-        })
-        .collect();
-    let mut parts = Vec::new();
-    if !findings.is_empty() {
-        parts.push(format!("findings {}", findings.join(", ")));
-    }
-    match systems.len() {
-        0 => {}
-        n if by_count => parts.push(format!("{n} system(s)")),
-        _ => parts.push(format!("the systems {}", systems.join(", "))),
     }
     if blocks.iter().any(|b| matches!(b, LeftOut::RuledOut)) {
-        parts.push("the list of what the text rules out".to_string());
+        part(out);
+        out.push_str("the list of what the text rules out");
     }
-    parts.join("; ")
 }
 
 /// One finding: its words, assertion and section, its governing system, what was read from
