@@ -830,14 +830,13 @@ pub(crate) fn score_hits(
         forced: bool,
         named: Option<&'static str>,
     }
-    let mut ranked: Vec<Scored> = Vec::new();
+    let mut ranked: Vec<Scored> = Vec::with_capacity(hits.docs.len());
     let mut withheld: Vec<Withheld> = Vec::new();
     // A system the search did not reach that concerns none of the finding's organs scores
     // nothing (its relevance is zero and every weight multiplies it), so only the others are
     // weighed, in the corpus's order: a finding costs what it reaches, not the corpus's size.
-    let mut weighed: Vec<usize> = (0..SYSTEMS.len())
-        .filter(|&i| base[i].best > 0.0 || base[i].outcomes > 0.0)
-        .collect();
+    let mut weighed: Vec<usize> = Vec::with_capacity(SYSTEMS.len());
+    weighed.extend((0..SYSTEMS.len()).filter(|&i| base[i].best > 0.0 || base[i].outcomes > 0.0));
     weighed.extend(
         finding
             .organs

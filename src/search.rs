@@ -818,7 +818,7 @@ fn rank_in(
     let distinct = query_words.slots.len();
     // Every (document, term) match, in term order, and every candidate of every term.
     let mut reasons = std::mem::take(&mut reached.reasons);
-    let mut candidates_seen: Vec<Candidate> = Vec::new();
+    let mut candidates_seen: Vec<Candidate> = Vec::with_capacity(terms.len());
     let mut touched = std::mem::take(&mut reached.touched);
     let mut accounted_for: Vec<usize> = Vec::new();
     for (t, term) in terms.iter().enumerate() {
@@ -894,7 +894,7 @@ fn rank_in(
         })
         .collect();
     // Only the ranked documents' reasons are kept, in rank order, each document's in term order.
-    let mut kept: Vec<RawReason> = Vec::new();
+    let mut kept: Vec<RawReason> = Vec::with_capacity(docs.len() * 2);
     let mut spans: Vec<(u32, u32)> = Vec::with_capacity(docs.len());
     for &(_, doc) in &docs {
         let from = kept.len();
