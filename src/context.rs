@@ -480,20 +480,25 @@ fn stated_modalities(lexicon: &'static Lexicon, said: &Said) -> Vec<&'static str
     // A short text (a finding, a title) is read once for every modality's phrases; a long one
     // has a table of its words, looked up phrase by phrase.
     if said.at.is_none() {
-        let found = lexicon.index().modalities.items(&said.words);
-        return lexicon
-            .modalities
-            .iter()
-            .enumerate()
-            .filter(|(i, _)| found.contains(i))
-            .map(|(_, m)| m.name)
-            .collect();
+        return modalities_in(lexicon, &said.words);
     }
     lexicon
         .modalities
         .iter()
         .filter(|m| m.phrases.iter().any(|p| said.has(p)))
         .map(|m| m.name)
+        .collect()
+}
+
+/// The modalities whose phrases `words` hold, in one pass over them (no table of the words).
+fn modalities_in(lexicon: &'static Lexicon, words: &[Word]) -> Vec<&'static str> {
+    let found = lexicon.index().modalities.items(words);
+    lexicon
+        .modalities
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| found.contains(i))
+        .map(|(_, m)| m.name)
         .collect()
 }
 
@@ -589,8 +594,9 @@ pub fn rank_with_withheld(
     let said = Said::of_spans(&patient_words);
     let mut finding = read_said(knowledge, &patient, &said);
     if matches!(patient, std::borrow::Cow::Owned(_)) {
-        let read_said = Said::new(read_words.into_iter().map(|w| w.text).collect());
-        finding.modalities = stated_modalities(knowledge.lexicon, &read_said);
+        // Read once, for its modalities only: no table of its words is built.
+        let read: Vec<Word> = read_words.into_iter().map(|w| w.text).collect();
+        finding.modalities = modalities_in(knowledge.lexicon, &read);
     }
     finding.read = patient.into_owned();
     finding.read_spans = patient_words;
