@@ -369,7 +369,8 @@ pub fn findings(
                 // A clause that only names a system and its category ("MCTSI 4", "LR-5",
                 // "Bosniak IIF") reports the finding that system graded.
                 let reports = reports_on(knowledge, &own)
-                    || (asserts && !super::naming::named_systems(sentence).is_empty());
+                    || (asserts
+                        && !super::naming::named_systems_in(sentence, &sentence_words).is_empty());
                 if !asserts || !reports {
                     // A prose line goes on about the organ a sentence named even when the
                     // sentence is ruled out ("Liver is normal in size. Two subcentimetre
