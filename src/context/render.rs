@@ -676,6 +676,50 @@ mod tests {
     use crate::context::{ground, ContextQuery, MAX_MAX_TOKENS, MIN_MAX_TOKENS};
     use crate::knowledge::KNOWLEDGE;
 
+    /// What the budget left out is written in a few words: findings as runs of three or more
+    /// ("6-8") and single numbers, the systems by slug or counted, the list of what the text
+    /// rules out; the parts in that order, whatever order the blocks were left out in.
+    #[test]
+    fn what_was_left_out_is_written_as_runs_slugs_or_a_count() {
+        use super::LeftOut::{Finding, RuledOut, System};
+        let left = [
+            Finding(2),
+            Finding(3),
+            System(0, "bosniak-v2019"),
+            Finding(6),
+            Finding(7),
+            Finding(8),
+            RuledOut,
+            Finding(10),
+            System(4, "aast-ois-2018"),
+        ];
+        let written = |by_count: bool| {
+            let mut out = String::new();
+            super::left_out(&mut out, &left, by_count);
+            out
+        };
+        assert_eq!(
+            written(false),
+            "findings 2, 3, 6-8, 10; the systems `bosniak-v2019`, `aast-ois-2018`; \
+             the list of what the text rules out"
+        );
+        assert_eq!(
+            written(true),
+            "findings 2, 3, 6-8, 10; 2 system(s); the list of what the text rules out"
+        );
+        let mut out = String::new();
+        super::left_out(&mut out, &[System(1, "fleischner-2017")], false);
+        assert_eq!(out, "the systems `fleischner-2017`");
+        let ending = super::ending(900, 4, &[Finding(1), Finding(2), Finding(3)], false);
+        assert_eq!(
+            ending,
+            "4 more findings were not grounded (the most per text is reached).\n\n\
+             Not shown within the budget of 900 tokens: findings 1-3. The JSON answer has them \
+             all; or ask with a larger max_tokens.\n\n"
+        );
+        assert_eq!(super::ending(900, 0, &[], false), "");
+    }
+
     /// The answer keeps to its budget, and a block is shown whole or not at all, whatever the
     /// budget: for two long reports, each answer is within its `max_tokens` (its end, what
     /// was left out, named or counted), and each block shown at a tight budget is the same
