@@ -446,7 +446,7 @@ const PRIOR_REACH: usize = 2;
 /// Fills the length inputs of a system from the sizes of a finding.
 fn fill_sizes(
     lexicon: &'static Lexicon,
-    lengths: &[LengthInput],
+    lengths: &[&LengthInput],
     words: &[Word],
     sizes: &[SizeMention],
     out: &mut Filled,
@@ -621,6 +621,27 @@ thread_local! {
     /// What each input's label names ([`label_heads`]), cut once per isolate instead of once
     /// per evaluation of a finding that rules something out.
     static LABEL_HEADS: Derived<Vec<Vec<Word>>> = Default::default();
+    /// Each length input as sizes are matched to it ([`LengthInput::of`]), made once per
+    /// isolate instead of once per evaluation.
+    static LENGTH_INPUTS: Derived<LengthInput<'static>> = Default::default();
+    /// The words of each number input's label before any parenthesis or comma, which
+    /// [`fill_named_numbers`] looks for, cut once per isolate.
+    static LABEL_NAMES: Derived<Vec<Word>> = Default::default();
+}
+
+/// [`LengthInput::of`] an input of the corpus, kept for the isolate's life.
+fn length_input(lexicon: &'static Lexicon, input: &'static Input) -> &'static LengthInput<'static> {
+    derived(&LENGTH_INPUTS, lexicon, input, || {
+        LengthInput::of(lexicon, input)
+    })
+}
+
+/// The words of an input's label before any parenthesis or comma ("Coronary artery calcium
+/// score" of "Coronary artery calcium score (Agatston)"), kept for the isolate's life.
+fn label_name(lexicon: &'static Lexicon, input: &'static Input) -> &'static [Word] {
+    derived::<_, Vec<Word>>(&LABEL_NAMES, lexicon, input, || {
+        text::words(input.label.split(['(', ',']).next().unwrap_or_default())
+    })
 }
 
 /// [`phrases`] of a value of the corpus, kept for the isolate's life.
@@ -917,13 +938,13 @@ pub fn prefill_signed(
         organs: organs.clone(),
         ..Filled::default()
     };
-    let lengths: Vec<LengthInput> = logic
+    let lengths: Vec<&LengthInput> = logic
         .inputs
         .iter()
         .filter(|i| concerns(lexicon, i, organs))
         .filter(|i| i.kind == InputType::Number && i.derived_from.is_none())
         .filter(|i| matches!(i.unit.as_deref(), Some("mm") | Some("cm")))
-        .map(|i| LengthInput::of(lexicon, i))
+        .map(|i| length_input(lexicon, i))
         .filter(|l| !l.sum)
         .collect();
     fill_sizes(lexicon, &lengths, words, sizes, &mut out);
@@ -982,13 +1003,13 @@ fn fill_named_numbers(
         if out.inputs.contains_key(&input.id) {
             continue;
         }
-        let name = text::words(input.label.split(['(', ',']).next().unwrap_or_default());
+        let name = label_name(lexicon, input);
         if name.len() < 2 {
             continue;
         }
         // Where the finding names the label, looked up before the organs: most labels are
         // nowhere in the finding.
-        let named_at: Vec<usize> = index.starts(&name).collect();
+        let named_at: Vec<usize> = index.starts(name).collect();
         if named_at.is_empty() || !concerns(lexicon, input, organs) {
             continue;
         }
