@@ -632,9 +632,22 @@ fn cited(
     out
 }
 
-/// A reference as one citation string, every author listed.
-pub fn cite(r: &Reference) -> String {
-    r.citation(usize::MAX)
+/// A reference as one citation string, every author listed. Written once per isolate for
+/// each reference of the corpus and kept: a report's answer cites the same few dozen, each
+/// with every author.
+pub fn cite(r: &'static Reference) -> String {
+    thread_local! {
+        static CITED: std::cell::RefCell<std::collections::HashMap<usize, &'static str, text::FastHash>> =
+            Default::default();
+    }
+    let key = std::ptr::from_ref(r) as usize;
+    if let Some(cited) = CITED.with(|c| c.borrow().get(&key).copied()) {
+        return cited.to_string();
+    }
+    // Leaked once per reference of a static table: the table lives as long.
+    let cited: &'static str = Box::leak(r.citation(usize::MAX).into_boxed_str());
+    CITED.with(|c| c.borrow_mut().insert(key, cited));
+    cited.to_string()
 }
 
 /// The reference `id` of the system `slug`, as one citation string.
