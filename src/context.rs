@@ -716,12 +716,12 @@ struct Base {
 }
 
 /// A system's score for what was read of a text: the search relevance (`base`), weighed by
-/// the organs, modalities and the cues that fired (`fired`, the finding's cues as the
-/// knowledge holds them); `explain` collects why, for the systems an answer keeps.
+/// the organs, modalities and the cues that fired (`fired`, their effects by system, from
+/// [`fired_effects`]); `explain` collects why, for the systems an answer keeps.
 fn weigh(
     knowledge: &Knowledge,
     finding: &Finding,
-    fired: &[&'static crate::knowledge::Cue],
+    fired: &[Fired],
     index: usize,
     base: Base,
     mut explain: Option<&mut Explained>,
@@ -766,26 +766,64 @@ fn weigh(
                 .push("superseded: a later version is in the corpus".into());
         }
     }
-    for cue in fired {
-        for effect in cue.effects {
-            let excepted = || {
-                effect
-                    .unless
-                    .iter()
-                    .any(|s| finding.setting.settings.contains(s))
-            };
-            if effect.systems.contains(&(index as u16)) && !excepted() {
-                score *= effect.factor;
-                if let Some(why) = explain.as_deref_mut() {
-                    why.because.push((cue.name, effect));
-                    if effect.factor > 1.0 {
-                        why.reasons.push(format!("cue: {}", cue.name));
-                    }
-                }
+    // The effects of the cues that fired on this system: one run of `fired`, in the cues' and
+    // their effects' order.
+    let from = fired.partition_point(|f| usize::from(f.system) < index);
+    for f in fired[from..]
+        .iter()
+        .take_while(|f| usize::from(f.system) == index)
+    {
+        score *= f.effect.factor;
+        if let Some(why) = explain.as_deref_mut() {
+            why.because.push((f.cue.name, f.effect));
+            if f.effect.factor > 1.0 {
+                why.reasons.push(format!("cue: {}", f.cue.name));
             }
         }
     }
     score
+}
+
+/// An effect of a cue that fired for a finding, on one system, where the finding's settings
+/// do not except it.
+struct Fired {
+    system: u16,
+    cue: &'static crate::knowledge::Cue,
+    effect: &'static crate::knowledge::Effect,
+}
+
+/// The effects of the cues that fired for `finding` ([`Fired`]), by system, each system's in
+/// the cues' and their effects' order: weighing a system reads its own run, not every effect.
+fn fired_effects(knowledge: &Knowledge, finding: &Finding) -> Vec<Fired> {
+    let mut fired: Vec<Fired> = Vec::new();
+    for cue in knowledge
+        .cues
+        .iter()
+        .filter(|c| finding.cues.contains(&c.name))
+    {
+        for effect in cue.effects {
+            let excepted = effect
+                .unless
+                .iter()
+                .any(|s| finding.setting.settings.contains(s));
+            if excepted {
+                continue;
+            }
+            for (k, &system) in effect.systems.iter().enumerate() {
+                // An effect applies to a system once, however often it lists it.
+                if !effect.systems[..k].contains(&system) {
+                    fired.push(Fired {
+                        system,
+                        cue,
+                        effect,
+                    });
+                }
+            }
+        }
+    }
+    // Stable: each system's effects keep their order.
+    fired.sort_by_key(|f| f.system);
+    fired
 }
 
 /// The systems about an organ, by their place in the corpus (built on first use).
@@ -822,12 +860,8 @@ pub(crate) fn score_hits(
             entry.outcomes += score * ranking.outcome_share;
         }
     }
-    // The cues that fired, in the knowledge's order, looked up once for every system.
-    let fired: Vec<&'static crate::knowledge::Cue> = knowledge
-        .cues
-        .iter()
-        .filter(|c| finding.cues.contains(&c.name))
-        .collect();
+    // The effects of the cues that fired, by system, found once for every system.
+    let fired = fired_effects(knowledge, finding);
     // Every system is scored; only the ones kept are explained (their reasons are strings,
     // and a report scores every system once per finding).
     struct Scored {
