@@ -406,9 +406,21 @@ pub fn identity_terms_without(words: &[Word], silent: impl Fn(&str) -> bool) -> 
             terms.push(Word::from(all.as_str()));
         }
     }
-    terms.sort_unstable();
-    terms.dedup();
-    terms
+    // Sorted as strings, by a key made once per term: its first eight bytes as one integer
+    // (a folded word has no zero byte, so zero-padding keeps the order), the whole terms
+    // compared only where those agree. Comparing the words themselves was most of the cost.
+    let mut keyed: Vec<(u64, Word)> = terms
+        .into_iter()
+        .map(|w| {
+            let mut head = [0u8; 8];
+            let n = w.len().min(8);
+            head[..n].copy_from_slice(&w.as_bytes()[..n]);
+            (u64::from_be_bytes(head), w)
+        })
+        .collect();
+    keyed.sort_unstable_by(|a, b| a.0.cmp(&b.0).then_with(|| a.1.cmp(&b.1)));
+    keyed.dedup_by(|a, b| a.1 == b.1);
+    keyed.into_iter().map(|(_, w)| w).collect()
 }
 
 /// Whether a folded word is one of the stopwords (too common to help ranking).
