@@ -231,10 +231,15 @@ pub static KNOWLEDGE: Knowledge = Knowledge {
 /// many and short, the lexicon's phrases many more.
 #[derive(Debug, Default)]
 pub struct PhraseIndex {
-    /// Per first word: each phrase's item, the phrase, and its words after the first (empty
-    /// for a phrase of one word, most of them), compared only when the first word is met.
-    by_first: WordTable<&'static str, Vec<(usize, &'static str, &'static str)>>,
+    /// Per first word: each phrase's item, the phrase, and its words after the first (none
+    /// for a phrase of one word, most of them), split once and compared only when the first
+    /// word is met.
+    by_first: WordTable<&'static str, Vec<Indexed>>,
 }
+
+/// A phrase as a [`PhraseIndex`] keeps it under its first word: its item, the phrase, and its
+/// words after the first.
+type Indexed = (usize, &'static str, &'static [&'static str]);
 
 impl PhraseIndex {
     /// Indexes `(item, phrase)` pairs: the item is what the caller counts (an organ, a cue).
@@ -242,6 +247,12 @@ impl PhraseIndex {
         let mut by_first: std::collections::HashMap<_, Vec<_>, FastHash> = Default::default();
         for (item, phrase) in items {
             let (first, rest) = phrase.split_once(' ').unwrap_or((phrase, ""));
+            // Kept for the isolate's life, as the phrases are (an index is built once).
+            let rest: &'static [&'static str] = if rest.is_empty() {
+                &[]
+            } else {
+                Box::leak(rest.split(' ').collect::<Vec<_>>().into_boxed_slice())
+            };
             by_first
                 .entry(first)
                 .or_default()
@@ -266,11 +277,10 @@ impl PhraseIndex {
                 continue;
             };
             for &(item, phrase, rest) in phrases {
-                let whole = rest.is_empty()
-                    || rest
-                        .split(' ')
-                        .enumerate()
-                        .all(|(k, p)| words.get(at + 1 + k).is_some_and(|w| w == p));
+                let whole = rest
+                    .iter()
+                    .enumerate()
+                    .all(|(k, p)| words.get(at + 1 + k).is_some_and(|w| w == p));
                 if whole && !found(at, item, phrase) {
                     return true;
                 }
