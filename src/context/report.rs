@@ -22,7 +22,7 @@ pub struct Section {
 /// The kind of section a line opens, when it starts with a heading and a colon.
 pub fn heading(lexicon: &Lexicon, line: &str) -> Option<SectionKind> {
     let (label, _) = line.split_once(':')?;
-    let words = text::words(label).join(" ");
+    let words = text::joined(label);
     if words.is_empty() {
         return None;
     }

@@ -504,7 +504,7 @@ impl<'a> Corpus<'a> {
 
 /// Whether `phrase` is written as the finding's text is folded before matching.
 fn folded(phrase: &str) -> bool {
-    !phrase.is_empty() && text::words(phrase).join(" ") == phrase
+    !phrase.is_empty() && text::joined(phrase) == phrase
 }
 
 /// Checks a list of phrases: folded, and (when `one_word`) a single word.
@@ -514,7 +514,7 @@ fn check_phrases(report: &mut Report, path: &str, phrases: &[String], one_word: 
     }
     for (i, p) in phrases.iter().enumerate() {
         if !folded(p) {
-            let fold = text::words(p).join(" ");
+            let fold = text::joined(p);
             report.add(
                 format!("{path}[{i}]"),
                 format!("'{p}' is not written folded: write '{fold}' (lower case, ASCII, one space between words)"),
@@ -647,7 +647,7 @@ fn validate_assertions(a: &Assertions) -> Vec<Problem> {
     for (i, t) in a.triggers.iter().enumerate() {
         let path = format!("$.triggers[{i}].phrase");
         if !folded(&t.phrase) {
-            let fold = text::words(&t.phrase).join(" ");
+            let fold = text::joined(&t.phrase);
             r.add(
                 &path,
                 format!("'{}' is not written folded: write '{fold}'", t.phrase),

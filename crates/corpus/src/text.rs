@@ -68,6 +68,19 @@ pub fn words(text: &str) -> Vec<Word> {
     out
 }
 
+/// [`words`] joined by single spaces, written into one string (a phrase as the lexicon writes
+/// it), without a list of the words.
+pub fn joined(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    cut(text, |word, _, _| {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(word);
+    });
+    out
+}
+
 /// A folded word: lower-case ASCII letters and digits, with a decimal point between digits
 /// ("1.5"). It reads, compares, orders and hashes as a `str`. A word of up to
 /// [`Word::INLINE`] bytes, nearly every word of a report, is held in place, so cutting a text
@@ -775,6 +788,22 @@ mod tests {
         assert!(terms.contains(&"lungrads".to_string()));
         assert!(terms.contains(&"rads4b".to_string()));
         assert!(terms.contains(&"lungrads4b".to_string()));
+    }
+
+    /// A text's words joined are its words, cut as [`words`] cuts them, with single spaces.
+    #[test]
+    fn joined_words_are_the_words_with_single_spaces() {
+        for text in [
+            "",
+            "  CLINICAL   HISTORY ",
+            "Findings",
+            "1.5 cm, 2. nodule -- x3.",
+            "Échographie: thyroïde (lobe droit)",
+            "LI-RADS 5 / LR-TIV",
+        ] {
+            assert_eq!(joined(text), words(text).join(" "), "{text:?}");
+        }
+        assert_eq!(joined("  CLINICAL   HISTORY "), "clinical history");
     }
 
     #[test]
