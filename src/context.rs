@@ -1006,6 +1006,32 @@ pub(crate) fn score_hits(
     (ranked, withheld)
 }
 
+/// What is derived from static items of the corpus (an input, a value, a reference), by
+/// their addresses and those of what they are derived with (the lexicon): made once per
+/// isolate and kept, as the items live as long, instead of once per finding or evaluation.
+pub(crate) type Derived<T> = std::cell::RefCell<HashMap<(usize, usize), &'static T, FastHash>>;
+
+/// What `derive` makes for `key` ([`at`] of the item and of what it is derived with), from
+/// `cache` once it was made.
+pub(crate) fn derived<T>(
+    cache: &'static std::thread::LocalKey<Derived<T>>,
+    key: (usize, usize),
+    derive: impl FnOnce() -> T,
+) -> &'static T {
+    if let Some(found) = cache.with(|c| c.borrow().get(&key).copied()) {
+        return found;
+    }
+    // Leaked once per item of a static table: the table lives as long.
+    let made: &'static T = Box::leak(Box::new(derive()));
+    cache.with(|c| c.borrow_mut().insert(key, made));
+    made
+}
+
+/// The address of a static item, as [`derived`] keys it.
+pub(crate) fn at<T>(item: &'static T) -> usize {
+    std::ptr::from_ref(item) as usize
+}
+
 /// Grounds a finding: the typed answer (see [`answer`]).
 pub fn ground(knowledge: &Knowledge, query: &ContextQuery) -> Grounding {
     answer::ground(knowledge, query)

@@ -637,17 +637,9 @@ fn cited(
 /// with every author.
 pub fn cite(r: &'static Reference) -> String {
     thread_local! {
-        static CITED: std::cell::RefCell<std::collections::HashMap<usize, &'static str, text::FastHash>> =
-            Default::default();
+        static CITED: super::Derived<String> = Default::default();
     }
-    let key = std::ptr::from_ref(r) as usize;
-    if let Some(cited) = CITED.with(|c| c.borrow().get(&key).copied()) {
-        return cited.to_string();
-    }
-    // Leaked once per reference of a static table: the table lives as long.
-    let cited: &'static str = Box::leak(r.citation(usize::MAX).into_boxed_str());
-    CITED.with(|c| c.borrow_mut().insert(key, cited));
-    cited.to_string()
+    super::derived(&CITED, (super::at(r), 0), || r.citation(usize::MAX)).clone()
 }
 
 /// The reference `id` of the system `slug`, as one citation string.

@@ -586,69 +586,47 @@ fn phrases(lexicon: &Lexicon, value: &str, label: &str) -> Vec<Vec<Word>> {
     out
 }
 
-/// Words derived from a static item of the corpus (an input or a value) with a lexicon, by
-/// their addresses: derived once per isolate and kept, as the items and the lexicon live as
-/// long.
-type Derived<T> =
-    std::cell::RefCell<std::collections::HashMap<(usize, usize), &'static T, text::FastHash>>;
-
-/// What `derive` makes of `item` with `lexicon`, from `cache` once it was made.
-fn derived<I, T>(
-    cache: &'static std::thread::LocalKey<Derived<T>>,
-    lexicon: &'static Lexicon,
-    item: &'static I,
-    derive: impl FnOnce() -> T,
-) -> &'static T {
-    let key = (
-        std::ptr::from_ref(lexicon) as usize,
-        std::ptr::from_ref(item) as usize,
-    );
-    if let Some(found) = cache.with(|c| c.borrow().get(&key).copied()) {
-        return found;
-    }
-    // Leaked once per item of a static table: the table lives as long.
-    let made: &'static T = Box::leak(Box::new(derive()));
-    cache.with(|c| c.borrow_mut().insert(key, made));
-    made
-}
-
 thread_local! {
     /// The phrases each enum value may be written as: values are the corpus's, cut into words
     /// once per isolate instead of once per finding and system.
-    static VALUE_PHRASES: Derived<Vec<Vec<Word>>> = Default::default();
+    static VALUE_PHRASES: super::Derived<Vec<Vec<Word>>> = Default::default();
     /// The organs each input's label names, read once per isolate instead of once per finding.
-    static LABEL_ORGANS: Derived<Vec<&'static str>> = Default::default();
+    static LABEL_ORGANS: super::Derived<Vec<&'static str>> = Default::default();
     /// What each input's label names ([`label_heads`]), cut once per isolate instead of once
     /// per evaluation of a finding that rules something out.
-    static LABEL_HEADS: Derived<Vec<Vec<Word>>> = Default::default();
+    static LABEL_HEADS: super::Derived<Vec<Vec<Word>>> = Default::default();
     /// Each length input as sizes are matched to it ([`LengthInput::of`]), made once per
     /// isolate instead of once per evaluation.
-    static LENGTH_INPUTS: Derived<LengthInput<'static>> = Default::default();
+    static LENGTH_INPUTS: super::Derived<LengthInput<'static>> = Default::default();
     /// The words of each number input's label before any parenthesis or comma, which
     /// [`fill_named_numbers`] looks for, cut once per isolate.
-    static LABEL_NAMES: Derived<Vec<Word>> = Default::default();
+    static LABEL_NAMES: super::Derived<Vec<Word>> = Default::default();
 }
 
 /// [`LengthInput::of`] an input of the corpus, kept for the isolate's life.
 fn length_input(lexicon: &'static Lexicon, input: &'static Input) -> &'static LengthInput<'static> {
-    derived(&LENGTH_INPUTS, lexicon, input, || {
-        LengthInput::of(lexicon, input)
-    })
+    super::derived(
+        &LENGTH_INPUTS,
+        (super::at(lexicon), super::at(input)),
+        || LengthInput::of(lexicon, input),
+    )
 }
 
 /// The words of an input's label before any parenthesis or comma ("Coronary artery calcium
 /// score" of "Coronary artery calcium score (Agatston)"), kept for the isolate's life.
 fn label_name(lexicon: &'static Lexicon, input: &'static Input) -> &'static [Word] {
-    derived::<_, Vec<Word>>(&LABEL_NAMES, lexicon, input, || {
+    super::derived::<Vec<Word>>(&LABEL_NAMES, (super::at(lexicon), super::at(input)), || {
         text::words(input.label.split(['(', ',']).next().unwrap_or_default())
     })
 }
 
 /// [`phrases`] of a value of the corpus, kept for the isolate's life.
 fn value_phrases(lexicon: &'static Lexicon, value: &'static InputValue) -> &'static [Vec<Word>] {
-    derived::<_, Vec<Vec<Word>>>(&VALUE_PHRASES, lexicon, value, || {
-        phrases(lexicon, &value.value, &value.label)
-    })
+    super::derived::<Vec<Vec<Word>>>(
+        &VALUE_PHRASES,
+        (super::at(lexicon), super::at(value)),
+        || phrases(lexicon, &value.value, &value.label),
+    )
 }
 
 /// Whether the value at words `[start, end)` is one side of a differential: an alternative
@@ -752,7 +730,7 @@ const NONE_WORD: &str = "none";
 /// last two or more words that does not begin with a stopword ("Other worrisome features":
 /// "other worrisome features", "worrisome features").
 fn label_heads(lexicon: &'static Lexicon, input: &'static Input) -> &'static [Vec<Word>] {
-    derived::<_, Vec<Vec<Word>>>(&LABEL_HEADS, lexicon, input, || {
+    super::derived::<Vec<Vec<Word>>>(&LABEL_HEADS, (super::at(lexicon), super::at(input)), || {
         let label = &input.label;
         let named = label
             .rsplit_once(':')
@@ -825,16 +803,20 @@ pub fn organs_of(lexicon: &'static Lexicon, index: &text::WordIndex) -> Vec<&'st
 
 /// The organs an input's label names ("Spleen: parenchymal laceration depth": spleen).
 fn label_organs(lexicon: &'static Lexicon, input: &'static Input) -> &'static [&'static str] {
-    derived::<_, Vec<&'static str>>(&LABEL_ORGANS, lexicon, input, || {
-        // An organ the label names only to negate it ("non-nodal lesion") is not the input's
-        // organ.
-        let words = text::words(&input.label);
-        let label: Vec<Word> = (0..words.len())
-            .filter(|&k| k == 0 || !lexicon.negations.contains(&words[k - 1].as_str()))
-            .map(|k| words[k].clone())
-            .collect();
-        organs_of(lexicon, &text::WordIndex::new(&label))
-    })
+    super::derived::<Vec<&'static str>>(
+        &LABEL_ORGANS,
+        (super::at(lexicon), super::at(input)),
+        || {
+            // An organ the label names only to negate it ("non-nodal lesion") is not the input's
+            // organ.
+            let words = text::words(&input.label);
+            let label: Vec<Word> = (0..words.len())
+                .filter(|&k| k == 0 || !lexicon.negations.contains(&words[k - 1].as_str()))
+                .map(|k| words[k].clone())
+                .collect();
+            organs_of(lexicon, &text::WordIndex::new(&label))
+        },
+    )
 }
 
 /// Whether the prefill reads an input of this kind from the words a text states: numbers and
