@@ -537,9 +537,9 @@ pub fn findings(
         let mut kept = kept.into_iter();
         found.retain(|_| kept.next() == Some(true));
     }
+    // At most the most ranked are left (the choice above).
     let groups = found
         .into_iter()
-        .take(MAX_FINDINGS)
         .map(|f| {
             let mut g = f.group;
             (g.systems, g.withheld) =
