@@ -33,6 +33,8 @@ pub mod evaluation;
 pub(crate) mod feature;
 pub mod fhir;
 pub mod filter;
+#[cfg(any(target_arch = "wasm32", test))]
+mod heap;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod host;
 pub mod html;
@@ -54,6 +56,11 @@ pub mod webhooks;
 
 #[cfg(target_arch = "wasm32")]
 mod platform;
+
+/// The worker's allocator: the platform's, with free lists for small blocks ([`heap`]).
+#[cfg(all(target_arch = "wasm32", not(target_feature = "atomics")))]
+#[global_allocator]
+static HEAP: heap::Cached<std::alloc::System> = heap::Cached::new(std::alloc::System);
 
 #[cfg(test)]
 mod tests;
