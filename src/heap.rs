@@ -1,5 +1,5 @@
 //! The worker's allocator: the platform's (`dlmalloc` on wasm32), with a free list per size
-//! class in front of it for small blocks.
+//! class in front of it for blocks up to 8 KiB.
 //!
 //! Grounding a long report makes about 10,000 small allocations and as many frees, most of a
 //! few dozen bytes (words, lists of a finding's words, reasons), each through `dlmalloc`'s bins
@@ -14,25 +14,45 @@ use std::alloc::{GlobalAlloc, Layout};
 use std::cell::UnsafeCell;
 use std::ptr;
 
-/// The step between size classes, and the alignment every block of a class has.
+/// The step between the small size classes, and the alignment every block of a class has.
 const STEP: usize = 16;
-/// How many classes: blocks of up to `STEP * CLASSES` bytes are kept on lists.
-const CLASSES: usize = 32;
+/// How many small classes, `STEP` bytes apart: blocks of up to `STEP * SMALL` bytes.
+const SMALL: usize = 32;
+/// How many larger classes, each twice the size of the one before (1, 2, 4 and 8 KiB): the
+/// lists of a grounding's words, clauses and answer parts that outgrow the small classes.
+const LARGER: usize = 4;
+/// The largest block kept on a list.
+const MAX: usize = (STEP * SMALL) << LARGER;
+const CLASSES: usize = SMALL + LARGER;
 
-/// The class of a small layout (sizes `1..=16` are class 0, `17..=32` class 1, ...), or
-/// `None` for one the lists do not keep (larger, more aligned, or empty).
+/// The class of a layout the lists keep (sizes `1..=16` are class 0, `17..=32` class 1, ...,
+/// `497..=512` class 31, `513..=1024` class 32, ..., `4097..=8192` class 35), or `None` for
+/// one they do not (larger, more aligned, or empty).
 fn class(layout: Layout) -> Option<usize> {
     let size = layout.size();
-    (size > 0 && size <= STEP * CLASSES && layout.align() <= STEP).then(|| (size - 1) / STEP)
+    if size == 0 || size > MAX || layout.align() > STEP {
+        return None;
+    }
+    if size <= STEP * SMALL {
+        return Some((size - 1) / STEP);
+    }
+    // 513..=1024 -> 0, 1025..=2048 -> 1, ...: the bits of `size - 1` past those of 512.
+    let doublings = (usize::BITS - (size - 1).leading_zeros()) as usize - 10;
+    Some(SMALL + doublings)
 }
 
 /// The layout every block of `class` is allocated with from the platform's allocator.
 fn class_layout(class: usize) -> Layout {
-    // Sizes up to STEP * CLASSES with an alignment of STEP, a power of two: always valid.
-    Layout::from_size_align((class + 1) * STEP, STEP).unwrap_or_else(|_| unreachable!())
+    let size = if class < SMALL {
+        (class + 1) * STEP
+    } else {
+        (STEP * SMALL) << (class - SMALL + 1)
+    };
+    // At most MAX bytes with an alignment of STEP, a power of two: always valid.
+    Layout::from_size_align(size, STEP).unwrap_or_else(|_| unreachable!())
 }
 
-/// `inner` with a free list per small size class in front of it.
+/// `inner` with a free list per size class in front of it.
 pub struct Cached<A> {
     inner: A,
     /// The first free block of each class; each free block holds the address of the next.
@@ -136,12 +156,20 @@ mod tests {
         assert_eq!(class(layout(16, 8)), Some(0));
         assert_eq!(class(layout(17, 1)), Some(1));
         assert_eq!(class(layout(512, 16)), Some(31));
-        assert_eq!(class(layout(513, 1)), None);
+        assert_eq!(class(layout(513, 1)), Some(32));
+        assert_eq!(class(layout(1024, 8)), Some(32));
+        assert_eq!(class(layout(1025, 8)), Some(33));
+        assert_eq!(class(layout(8192, 8)), Some(35));
+        assert_eq!(class(layout(8193, 1)), None);
         assert_eq!(class(layout(0, 1)), None);
         assert_eq!(class(layout(64, 32)), None);
-        for size in 1..=STEP * CLASSES {
+        // Every size fits its class's blocks, and the class is the smallest that fits it.
+        for size in 1..=MAX {
             let c = class(layout(size, 1)).unwrap();
+            assert!(c < CLASSES);
             assert!(class_layout(c).size() >= size, "{size}");
+            assert!(c == 0 || class_layout(c - 1).size() < size, "{size}");
+            assert_eq!(class(class_layout(c)), Some(c));
         }
     }
 
@@ -153,7 +181,9 @@ mod tests {
         let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
         // (address, size, align, fill byte)
         let mut live: Vec<(*mut u8, usize, usize, u8)> = Vec::new();
-        let sizes = [1, 7, 16, 17, 31, 48, 100, 250, 511, 512, 513, 700, 2000];
+        let sizes = [
+            1, 7, 16, 17, 31, 48, 100, 250, 511, 512, 513, 700, 2000, 8192, 8193, 20000,
+        ];
         for step in 0..20_000u32 {
             let roll = rng.next();
             if live.is_empty() || roll % 3 == 0 {
