@@ -1,7 +1,8 @@
 //! radref: a reference service for radiology classification systems.
 //!
 //! The crate is a pure core that knows nothing of the Cloudflare runtime, plus a thin platform
-//! layer ([`platform`], wasm32 only) that adapts Worker requests, bindings and events to it.
+//! layer ([`platform`], wasm32 only) that adapts Worker requests, bindings and events to it,
+//! and the worker's allocator (`heap`, wasm32 only).
 //! [`app::handle`] is the whole service as a function from a request to a response, which host
 //! tests call directly. The house, from the top floor down:
 //!
