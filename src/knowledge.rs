@@ -200,6 +200,8 @@ pub struct Assertions {
     pub terminators: &'static [&'static [&'static str]],
     /// Single words that end a forward scope only ("measuring").
     pub forward_terminators: &'static [&'static str],
+    /// Single words that end a forward scope after a comma ("increased").
+    pub comma_terminators: &'static [&'static str],
     /// Words that assert nothing on their own.
     pub fillers: &'static [&'static str],
     /// Phrases that refer back to the ruled-out words right before them ("the largest").

@@ -721,3 +721,26 @@ fn a_finding_that_rules_out_an_input_reads_it_over_http() {
     assert_eq!(nodule["value"], false);
     assert_eq!(spanned(renal, &nodule["span"]), "without enhancing nodule");
 }
+
+/// A change set off by a comma after what "no" rules out is the finding's: its size is read.
+#[test]
+fn a_size_change_after_a_ruled_out_feature_is_read_over_http() {
+    let report = "THYROID ULTRASOUND\n\nFINDINGS:\nRight lobe: Solid hypoechoic nodule in the \
+                  lower pole with smooth margins and no echogenic foci, increased from 1.1 cm \
+                  to 1.6 cm since the prior study.\nLeft lobe: No nodules.\n";
+    let answer = grounded(report);
+    let nodule = finding_with(&answer, "Solid hypoechoic nodule");
+    assert_eq!(nodule["systems"][0]["slug"], "acr-ti-rads-2017", "{nodule}");
+    let size = input_read(nodule, "max_diameter_mm").unwrap_or_else(|| panic!("{nodule}"));
+    assert_eq!(size["value"], 16.0, "{nodule}");
+    let foci = input_read(nodule, "echogenic_foci").unwrap_or_else(|| panic!("{nodule}"));
+    assert_eq!(spanned(report, &foci["span"]), "no echogenic foci");
+    let ruled: Vec<&str> = answer["finding"]["ruled_out"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["text"].as_str().unwrap())
+        .collect();
+    assert!(ruled.contains(&"echogenic foci"), "{ruled:?}");
+    assert!(!ruled.iter().any(|r| r.contains("1.6")), "{ruled:?}");
+}

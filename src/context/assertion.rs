@@ -161,8 +161,13 @@ fn assess_sentence(
             // qualifies ("nodule without calcification measuring 9 mm"), not of one that opens
             // its sentence or line ("No lymph nodes measuring more than 1 cm").
             let within = f.at > start && !gap(f.at).contains(&':');
+            // A change set off by a comma ("no echogenic foci, increased from 1.1 cm to 1.6
+            // cm") ends it wherever the trigger stands: a ruled-out list's items are not changes.
             let forward_end = |w: usize| {
-                within && w > first && model.forward_terminators.contains(&words[w].text.as_str())
+                let word = words[w].text.as_str();
+                w > first
+                    && (within && model.forward_terminators.contains(&word)
+                        || model.comma_terminators.contains(&word) && gap(w).contains(&','))
             };
             let stop = (first..stop).find(|&w| forward_end(w)).unwrap_or(stop);
             let stop = (first..stop)
@@ -628,6 +633,29 @@ mod tests {
         // A scope that reaches back is not ended by it.
         let (words, ruled) = read("The spleen measures 11.2 cm, normal in size.");
         assert!(!words.contains(&"11.2".to_string()), "{words:?} {ruled:?}");
+    }
+
+    #[test]
+    fn a_change_after_a_comma_ends_a_negation_and_a_list_after_no_stays_ruled_out() {
+        let (words, ruled) = read(
+            "Solid hypoechoic nodule with no echogenic foci, increased from 1.1 cm to 1.6 cm.",
+        );
+        assert_eq!(ruled, ["negated: echogenic foci (no)"]);
+        assert!(words.contains(&"1.6".to_string()), "{words:?}");
+        // Wherever the trigger stands.
+        let (words, ruled) = read("No echogenic foci, decreased from 2.0 cm to 1.5 cm.");
+        assert_eq!(ruled, ["negated: echogenic foci (No)"]);
+        assert!(words.contains(&"1.5".to_string()), "{words:?}");
+        // The items of a list after "no" are not changes, and without its comma a change is
+        // in the scope.
+        let (words, ruled) = read("No pleural effusion, consolidation, or pneumothorax.");
+        assert_eq!(
+            ruled,
+            ["negated: pleural effusion, consolidation, or pneumothorax (No)"]
+        );
+        assert!(words.is_empty(), "{words:?}");
+        let (words, _) = read("Right lobe: no nodule increased in size, 8 mm cyst.");
+        assert!(!words.contains(&"increased".to_string()), "{words:?}");
     }
 
     #[test]

@@ -60,6 +60,12 @@ pub struct Assertions {
     /// spleen *measures* 11.2 cm, normal in size") rules the whole out.
     #[serde(default)]
     pub forward_terminators: Vec<String>,
+    /// Single words that end a forward scope where a comma comes right before them: a change
+    /// set off after what a trigger rules out is the finding's ("solid nodule with no
+    /// echogenic foci*, increased* from 1.1 cm to 1.6 cm"), where the items of a ruled-out
+    /// list that commas separate are not ("no effusion, consolidation or pneumothorax").
+    #[serde(default)]
+    pub comma_terminators: Vec<String>,
     /// Words that assert nothing on their own ("there", "is", "seen"): a line whose other
     /// words are all ruled out is ruled out, label and all.
     pub fillers: Vec<String>,
@@ -679,6 +685,9 @@ fn validate_assertions(a: &Assertions) -> Vec<Problem> {
             &a.forward_terminators,
             true,
         );
+    }
+    if !a.comma_terminators.is_empty() {
+        check_phrases(&mut r, "$.comma_terminators", &a.comma_terminators, true);
     }
     check_phrases(&mut r, "$.fillers", &a.fillers, true);
     if !a.back_references.is_empty() {
@@ -1320,10 +1329,11 @@ pub fn emit(grounding: &Grounding, systems: &[(String, System)]) -> String {
     };
     writeln!(
         out,
-        "    ],\n    pseudo_triggers: {},\n    terminators: {},\n    forward_terminators: &{:?},\n    fillers: &{:?},\n    back_references: {},\n}};\n",
+        "    ],\n    pseudo_triggers: {},\n    terminators: {},\n    forward_terminators: &{:?},\n    comma_terminators: &{:?},\n    fillers: &{:?},\n    back_references: {},\n}};\n",
         lists(&a.pseudo_triggers),
         lists(&a.terminators),
         a.forward_terminators,
+        a.comma_terminators,
         a.fillers,
         lists(&a.back_references)
     )
