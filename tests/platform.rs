@@ -167,6 +167,23 @@ fn raw_post(path: &str, length: usize, declared: bool) -> String {
     text.lines().next().unwrap_or_default().to_string()
 }
 
+/// [`raw_post`] of a chunked body, sent again (at most twice) when the answer is a 500: the
+/// worker answers 413 while the rest of the upload is still on its way, and `wrangler dev`'s
+/// proxy in front of it then sometimes loses the connection and answers 500 itself ("Error
+/// inside ProxyWorker ... Network connection lost" in its log) under the load of the whole
+/// suite. The deployed runtime has no such proxy; a worker that answered 500 would answer it
+/// every time.
+fn chunked_post(path: &str, length: usize) -> String {
+    let mut line = raw_post(path, length, false);
+    for _ in 0..2 {
+        if !line.contains(" 500 ") {
+            break;
+        }
+        line = raw_post(path, length, false);
+    }
+    line
+}
+
 #[test]
 fn oversized_bodies_are_refused_by_size_before_the_key_is_looked_at() {
     // Keyless, over the endpoint's cap: 413, not 401 (the size is judged first).
@@ -175,9 +192,9 @@ fn oversized_bodies_are_refused_by_size_before_the_key_is_looked_at() {
     let line = raw_post("/api/v1/context", 300 * 1024, true);
     assert!(line.contains(" 413 "), "{line}");
     // Without a Content-Length the body is read up to the cap and no further.
-    let line = raw_post("/mcp", 400 * 1024, false);
+    let line = chunked_post("/mcp", 400 * 1024);
     assert!(line.contains(" 413 "), "{line}");
-    let line = raw_post("/api/v1/webhooks", 100 * 1024, false);
+    let line = chunked_post("/api/v1/webhooks", 100 * 1024);
     assert!(line.contains(" 413 "), "{line}");
     // No endpoint, no body read: a large body to an unknown path is a plain 404.
     let line = raw_post("/api/v1/no-such-route", 64 * 1024 * 1024, true);
