@@ -58,7 +58,8 @@ pub mod webhooks;
 #[cfg(target_arch = "wasm32")]
 mod platform;
 
-/// The worker's allocator: the platform's, with a free list per size class up to 8 KiB ([`heap`]).
+/// The worker's allocator: the platform's, with a free list per size class up to 8 KiB
+/// ([`heap`]).
 #[cfg(all(target_arch = "wasm32", not(target_feature = "atomics")))]
 #[global_allocator]
 static HEAP: heap::Cached<std::alloc::System> = heap::Cached::new(std::alloc::System);
