@@ -259,6 +259,9 @@ pub struct Finding {
     /// The `[start, end)` character spans of the text's clinical history sections: what they
     /// state about the patient (an input `about: patient`) holds for each finding.
     pub history: Vec<[usize; 2]>,
+    /// The report describes an examination without contrast ([`report::Examination`]): an
+    /// attenuation its findings state is an unenhanced one.
+    pub unenhanced: bool,
     /// The report-wide setting, read once and applied to every finding.
     pub setting: setting::Setting,
     /// The folded words of `read` with their offsets, as the text was cut for its reading (the
@@ -589,7 +592,11 @@ pub fn rank_with_withheld(
     let (read, ruled_out) = (reading.text, reading.ruled_out);
     // The technique and comparison sections describe the examination: their modality is read,
     // not the organs they name.
-    let (patient, examination) = report::about_the_patient(knowledge.lexicon, &read);
+    let report::Examination {
+        patient,
+        ranges: examination,
+        unenhanced,
+    } = report::examination(knowledge.lexicon, &read, &reading.spans);
     let patient_words = text::spans_outside(&read_words, &examination);
     let said = Said::of_spans(&patient_words);
     let mut finding = read_said(knowledge, &patient, &said);
@@ -599,6 +606,7 @@ pub fn rank_with_withheld(
         finding.modalities = modalities_in(knowledge.lexicon, &read);
     }
     finding.read = patient.into_owned();
+    finding.unenhanced = unenhanced;
     finding.read_spans = patient_words;
     finding.ruled_out = ruled_out;
     setting::apply(knowledge, &setting, &mut finding);

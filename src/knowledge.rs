@@ -93,6 +93,12 @@ pub struct Lexicon {
     pub attenuation_words: &'static [&'static str],
     /// Words after a number that make it an attenuation in Hounsfield units.
     pub hu_words: &'static [&'static str],
+    /// Phrases of a report's title or technique that state an examination without contrast.
+    pub unenhanced_phrases: &'static [&'static str],
+    /// Phrases of a report's title or technique that state a contrast phase.
+    pub contrast_phrases: &'static [&'static str],
+    /// Words of an attenuation input's label that an examination without contrast states.
+    pub unenhanced_label_words: &'static [&'static str],
     /// The report-wide settings and the phrases that state them.
     pub settings: &'static [Words],
 }

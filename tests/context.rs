@@ -722,6 +722,43 @@ fn a_finding_that_rules_out_an_input_reads_it_over_http() {
     assert_eq!(spanned(renal, &nodule["span"]), "without enhancing nodule");
 }
 
+/// An attenuation stated in a report of an examination without contrast is an unenhanced
+/// one: ACR's adrenal paper reads it and decides; with a contrast phase it is not read.
+#[test]
+fn an_attenuation_in_an_examination_without_contrast_is_unenhanced_over_http() {
+    let body = "\nTECHNIQUE: Axial images of the chest.\n\nFINDINGS:\nLungs: Clear.\nUpper \
+                abdomen: 1.4 cm left adrenal nodule measuring 8 HU, likely an adenoma.\n";
+    let report = format!("CT CHEST WITHOUT CONTRAST\n{body}");
+    let answer = grounded(&report);
+    let nodule = finding_with(&answer, "left adrenal nodule");
+    assert_eq!(
+        nodule["systems"][0]["slug"], "acr-if-adrenal-2017",
+        "{nodule}"
+    );
+    let hu = input_read(nodule, "unenhanced_hu").unwrap_or_else(|| panic!("{nodule}"));
+    assert_eq!(hu["value"], 8.0);
+    assert_eq!(spanned(&report, &hu["span"]), "8 HU");
+    let decided = nodule["evaluation"]["decided"].as_array().unwrap();
+    assert!(
+        decided
+            .iter()
+            .any(|d| d["answer"].as_str().unwrap().starts_with("benign")),
+        "{nodule}"
+    );
+    for title in [
+        "CT CHEST WITH CONTRAST",
+        "CT CHEST WITHOUT AND WITH CONTRAST",
+    ] {
+        let report = format!("{title}\n{body}");
+        let answer = grounded(&report);
+        let nodule = finding_with(&answer, "left adrenal nodule");
+        assert!(
+            input_read(nodule, "unenhanced_hu").is_none(),
+            "{title}: {nodule}"
+        );
+    }
+}
+
 /// A change set off by a comma after what "no" rules out is the finding's: its size is read.
 #[test]
 fn a_size_change_after_a_ruled_out_feature_is_read_over_http() {

@@ -380,7 +380,7 @@ impl Evaluated {
         finding: &prefill::Reading,
         signs: Option<&[prefill::Sign]>,
     ) -> Evaluated {
-        let filled = prefill::prefill_signed(knowledge.lexicon, logic, finding, signs);
+        let filled = prefill::prefill_signed(knowledge.lexicon, logic, finding, signs, false);
         Evaluated::filled(logic, filled, BTreeMap::new())
     }
 
@@ -661,6 +661,8 @@ struct FindingWords {
     signs: Vec<prefill::Sign>,
     /// The phrases the finding negates (its words leave them out).
     negated: Vec<Negated>,
+    /// The report describes an examination without contrast (`Finding::unenhanced`).
+    unenhanced: bool,
 }
 
 /// A phrase a finding negates ("*no* echogenic foci"): its folded words, where each ends in
@@ -707,6 +709,7 @@ impl FindingWords {
             signs: prefill::signs(&spans, original),
             spans,
             negated,
+            unenhanced: false,
         }
     }
 
@@ -767,7 +770,13 @@ impl FindingWords {
     fn read(&self, knowledge: &Knowledge, logic: &'static Logic) -> prefill::Filled {
         let index = text::WordIndex::new(&self.folded);
         let reading = prefill::Reading::of(knowledge.lexicon, &index);
-        prefill::prefill_signed(knowledge.lexicon, logic, &reading, Some(&self.signs))
+        prefill::prefill_signed(
+            knowledge.lexicon,
+            logic,
+            &reading,
+            Some(&self.signs),
+            self.unenhanced,
+        )
     }
 
     /// The characters `[start, end)` of the words `[a, b)`.
@@ -995,8 +1004,9 @@ pub fn ground(knowledge: &Knowledge, query: &ContextQuery) -> Grounding {
         .groups
         .iter()
         .map(|g| {
-            (!g.systems.is_empty()).then(|| {
-                FindingWords::of(
+            (!g.systems.is_empty()).then(|| FindingWords {
+                unenhanced: finding.unenhanced,
+                ..FindingWords::of(
                     g.words(&read),
                     report_age,
                     &original,

@@ -846,7 +846,7 @@ pub fn prefill_words(
     logic: &'static Logic,
     index: &text::WordIndex,
 ) -> Filled {
-    prefill_signed(lexicon, logic, &Reading::of(lexicon, index), None)
+    prefill_signed(lexicon, logic, &Reading::of(lexicon, index), None, false)
 }
 
 /// What a text states whatever the system: its sizes, the patient's age and its organs, read
@@ -892,11 +892,14 @@ impl<'i, 'w> Reading<'i, 'w> {
 /// turn a fat-containing mass into a soft-tissue one, so an attenuation is read only where the
 /// characters were seen. A size that is a bound ("> 3 cm", "over 1 cm": a comparison sign
 /// before it, or a bound word of the lexicon) fills no input: the exact size is not stated.
+/// `unenhanced`: the report describes an examination without contrast (an attenuation it
+/// states is an unenhanced one, [`super::report::Examination`]).
 pub fn prefill_signed(
     lexicon: &'static Lexicon,
     logic: &'static Logic,
     reading: &Reading,
     signs: Option<&[Sign]>,
+    unenhanced: bool,
 ) -> Filled {
     let index = reading.index;
     let words = index.words();
@@ -949,7 +952,7 @@ pub fn prefill_signed(
         }
     }
     if let Some(signs) = signs {
-        fill_attenuation(lexicon, logic, index, signs, organs, &mut out);
+        fill_attenuation(lexicon, logic, index, signs, unenhanced, organs, &mut out);
     }
     fill_named_numbers(lexicon, logic, index, organs, &mut out);
     fill_enums(lexicon, logic, index, organs, &mut out);
@@ -1027,13 +1030,16 @@ fn fill_named_numbers(
 
 /// Fills an attenuation input (unit HU) from the one attenuation the finding states ("12 HU",
 /// "-15 HU", "45 Hounsfield units") when the words of its label that say when it is measured
-/// ("unenhanced", "non contrast") are all in the finding: a portal venous attenuation is not
-/// an unenhanced one. Two attenuations stated, or two inputs that fit, fill nothing.
+/// ("unenhanced", "non contrast") are all in the finding, or, those that say it is measured
+/// without contrast (`unenhanced_label_words`), in an examination without contrast
+/// (`unenhanced`): a portal venous attenuation is not an unenhanced one. Two attenuations
+/// stated, or two inputs that fit, fill nothing.
 fn fill_attenuation(
     lexicon: &'static Lexicon,
     logic: &'static Logic,
     index: &text::WordIndex,
     signs: &[Sign],
+    unenhanced: bool,
     organs: &[&str],
     out: &mut Filled,
 ) {
@@ -1069,7 +1075,10 @@ fn fill_attenuation(
             text::words(&i.label)
                 .iter()
                 .filter(|w| !lexicon.attenuation_words.contains(&w.as_str()))
-                .all(|w| index.has(w))
+                .all(|w| {
+                    index.has(w)
+                        || unenhanced && lexicon.unenhanced_label_words.contains(&w.as_str())
+                })
         })
         .collect();
     if let [input] = fits[..] {
@@ -1469,6 +1478,7 @@ mod tests {
             logic(index).unwrap(),
             &Reading::of(&LEXICON, &index_of_words),
             Some(&signs),
+            false,
         )
         .inputs
     }

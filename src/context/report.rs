@@ -99,15 +99,57 @@ pub fn sections(lexicon: &Lexicon, text: &str) -> Vec<Section> {
 /// The text without the sections that describe the examination (blanked, so every offset
 /// stays where it was; the text itself when it has none), and their character ranges.
 pub fn about_the_patient<'t>(lexicon: &Lexicon, text: &'t str) -> (Cow<'t, str>, Vec<[usize; 2]>) {
-    let ranges: Vec<[usize; 2]> = sections(lexicon, text)
-        .into_iter()
+    let read = examination(lexicon, text, &[]);
+    (read.patient, read.ranges)
+}
+
+/// What a report says of its examination.
+pub struct Examination<'t> {
+    /// The text without the sections that describe the examination ([`about_the_patient`]).
+    pub patient: Cow<'t, str>,
+    /// The character ranges of those sections (technique, comparison).
+    pub ranges: Vec<[usize; 2]>,
+    /// The examination is one without contrast: its title (what precedes the report's first
+    /// heading) or a technique section states one (the lexicon's `unenhanced_phrases`:
+    /// "without contrast", "non-contrast") and neither states a contrast phase
+    /// (`contrast_phrases`: "with and without", "portal venous"). A text without headings
+    /// states no examination of its own, and a comparison section describes earlier ones.
+    pub unenhanced: bool,
+}
+
+/// [`Examination`] of `text` (as read: its ruled-out words blanked, every offset kept), whose
+/// words as written, with their offsets, are `words` (what is blanked for reading, "WITHOUT
+/// CONTRAST", is what says how the examination was made).
+pub fn examination<'t>(lexicon: &Lexicon, text: &'t str, words: &[text::Span]) -> Examination<'t> {
+    let sections = sections(lexicon, text);
+    let ranges: Vec<[usize; 2]> = sections
+        .iter()
         .filter(|s| s.kind.is_some_and(SectionKind::describes_the_examination))
         .map(|s| s.span)
         .collect();
-    if ranges.is_empty() {
-        return (Cow::Borrowed(text), ranges);
+    let describing: Vec<Word> = sections
+        .iter()
+        .enumerate()
+        .filter(|&(i, s)| match s.kind {
+            None => i == 0 && sections.len() > 1,
+            Some(kind) => kind == SectionKind::Technique,
+        })
+        .flat_map(|(_, s)| text::within(words, s.span[0], s.span[1]))
+        .map(|w| w.text.clone())
+        .collect();
+    let said = super::Said::new(describing);
+    let unenhanced = lexicon.unenhanced_phrases.iter().any(|p| said.has(p))
+        && !lexicon.contrast_phrases.iter().any(|p| said.has(p));
+    let patient = if ranges.is_empty() {
+        Cow::Borrowed(text)
+    } else {
+        Cow::Owned(text::blanked(text, &ranges))
+    };
+    Examination {
+        patient,
+        ranges,
+        unenhanced,
     }
-    (Cow::Owned(text::blanked(text, &ranges)), ranges)
 }
 
 #[cfg(test)]
@@ -175,6 +217,42 @@ mod tests {
         // An organ label is not a heading; a one-line finding is one section of no kind.
         assert_eq!(sections(&LEXICON, "Liver: 2 cm lesion").len(), 1);
         assert_eq!(sections(&LEXICON, "Liver: 2 cm lesion")[0].kind, None);
+    }
+
+    /// Whether `text`'s examination is one without contrast.
+    fn unenhanced(text: &str) -> bool {
+        examination(&LEXICON, text, &text::spans(text)).unenhanced
+    }
+
+    #[test]
+    fn an_examination_without_contrast_is_read_from_its_title_or_technique_only() {
+        let findings = "\nFINDINGS:\nAdrenals: 1.4 cm left adrenal nodule measuring 8 HU.\n";
+        assert!(unenhanced(&format!(
+            "CT CHEST WITHOUT CONTRAST\n{findings}"
+        )));
+        assert!(unenhanced(&format!(
+            "CT CHEST\nTECHNIQUE: Non-contrast CT of the chest.\n{findings}"
+        )));
+        // A contrast phase in the title or the technique: the attenuation may be of it.
+        assert!(!unenhanced(&format!(
+            "CT ABDOMEN WITHOUT AND WITH CONTRAST\n{findings}"
+        )));
+        assert!(!unenhanced(&format!(
+            "CT ABDOMEN WITHOUT CONTRAST\nTECHNIQUE: Portal venous phase images were also \
+             obtained.\n{findings}"
+        )));
+        assert!(!unenhanced(&format!("CT CHEST WITH CONTRAST\n{findings}")));
+        // A comparison describes an earlier examination; a finding's own words are its own;
+        // a text without headings states no examination.
+        assert!(!unenhanced(&format!(
+            "CT CHEST\nCOMPARISON: CT chest without contrast, 2024.\n{findings}"
+        )));
+        assert!(!unenhanced(
+            "CT CHEST\nFINDINGS:\nSplenic laceration without contrast extravasation.\n"
+        ));
+        assert!(!unenhanced(
+            "CT chest without contrast: 1.4 cm left adrenal nodule measuring 8 HU."
+        ));
     }
 
     #[test]

@@ -232,6 +232,20 @@ pub struct Lexicon {
     pub attenuation_words: Vec<String>,
     /// Words after a number that make it an attenuation in Hounsfield units ("hu").
     pub hu_words: Vec<String>,
+    /// Phrases of a report's title or technique that state an examination without contrast
+    /// ("without contrast", "non contrast"): an attenuation its findings state is then an
+    /// unenhanced one, unless `contrast_phrases` state a contrast phase as well.
+    #[serde(default)]
+    pub unenhanced_phrases: Vec<String>,
+    /// Phrases of a report's title or technique that state a contrast phase ("with and
+    /// without", "portal venous"): an attenuation its findings state may be of that phase.
+    #[serde(default)]
+    pub contrast_phrases: Vec<String>,
+    /// Words of an attenuation input's label that say it is measured without contrast
+    /// ("unenhanced"; "non", "contrast" of "Non-contrast CT attenuation"), which an
+    /// examination without contrast states for every finding of its report.
+    #[serde(default)]
+    pub unenhanced_label_words: Vec<String>,
     /// The section headings reports write, by kind.
     pub sections: Vec<SectionWords>,
     /// The report-wide setting a report states (screening, known cancer, HCC risk, pregnancy,
@@ -906,12 +920,25 @@ fn validate_lexicon(lexicon: &Lexicon, corpus: &Corpus) -> Vec<Problem> {
         ("recommendation_words", &lexicon.recommendation_words),
         ("attenuation_words", &lexicon.attenuation_words),
         ("hu_words", &lexicon.hu_words),
+        ("unenhanced_label_words", &lexicon.unenhanced_label_words),
     ] {
         check_phrases(&mut r, &format!("$.{key}"), list, true);
     }
     check_phrases(&mut r, "$.finding_words", &lexicon.finding_words, false);
     check_phrases(&mut r, "$.reference_words", &lexicon.reference_words, false);
     check_phrases(&mut r, "$.age_words", &lexicon.age_words, false);
+    check_phrases(
+        &mut r,
+        "$.unenhanced_phrases",
+        &lexicon.unenhanced_phrases,
+        false,
+    );
+    check_phrases(
+        &mut r,
+        "$.contrast_phrases",
+        &lexicon.contrast_phrases,
+        false,
+    );
     for (i, pair) in lexicon.opposite_words.iter().enumerate() {
         check_phrases(&mut r, &format!("$.opposite_words[{i}]"), pair, true);
         if pair[0] == pair[1] {
@@ -1250,9 +1277,9 @@ pub fn emit(grounding: &Grounding, systems: &[(String, System)]) -> String {
          modality_spellings: &{spellings:?},\n    \
          measured_nouns: {measured},\n    lesion_nouns: &{:?},\n    structure_nouns: &{:?},\n    measure_words: &{:?},\n    \
          clause_breaks: &{:?},\n    finding_joins: &{:?},\n    negations: &{:?},\n    reference_words: &{:?},\n    reference_fillers: &{:?},\n    alternative_words: &{:?},\n    aggregate_words: &{:?},\n    dimension_joins: &{:?},\n    rate_words: &{:?},\n    bound_words: &{:?},\n    prior_words: &{:?},\n    label_breaks: &{:?},\n    mean_words: &{:?},\n    short_axis_words: &{:?},\n    opposite_words: &{:?},\n    generic_values: &{:?},\n    age_words: &{:?},\n    age_lead_words: &{:?},\n    age_sex_words: &{:?},\n    gauge_words: &{:?},\n    value_links: &{:?},\n    \
-         finding_words: &{:?},\n    recommendation_words: &{:?},\n    attenuation_words: &{:?},\n    hu_words: &{:?},\n    settings: {settings},\n}};\n",
+         finding_words: &{:?},\n    recommendation_words: &{:?},\n    attenuation_words: &{:?},\n    hu_words: &{:?},\n    unenhanced_phrases: &{:?},\n    contrast_phrases: &{:?},\n    unenhanced_label_words: &{:?},\n    settings: {settings},\n}};\n",
         lex.lesion_nouns, lex.structure_nouns, lex.measure_words, lex.clause_breaks, lex.finding_joins, lex.negations, lex.reference_words, lex.reference_fillers, lex.alternative_words, lex.aggregate_words, lex.dimension_joins, lex.rate_words, lex.bound_words, lex.prior_words, lex.label_breaks, lex.mean_words, lex.short_axis_words, lex.opposite_words, lex.generic_values, lex.age_words, lex.age_lead_words, lex.age_sex_words, lex.gauge_words, lex.value_links,
-        lex.finding_words, lex.recommendation_words, lex.attenuation_words, lex.hu_words
+        lex.finding_words, lex.recommendation_words, lex.attenuation_words, lex.hu_words, lex.unenhanced_phrases, lex.contrast_phrases, lex.unenhanced_label_words
     )
     .unwrap();
     writeln!(out, "pub static CUES: &[Cue] = &[").unwrap();
