@@ -242,6 +242,11 @@ mod tests {
              obtained.\n{findings}"
         )));
         assert!(!unenhanced(&format!("CT CHEST WITH CONTRAST\n{findings}")));
+        // Extravasation is of contrast given: a title paragraph that reports one "without
+        // contrast extravasation" describes an examination with contrast.
+        assert!(!unenhanced(&format!(
+            "CT ABDOMEN\nSplenic laceration without contrast extravasation.\n{findings}"
+        )));
         // A comparison describes an earlier examination; a finding's own words are its own;
         // a text without headings states no examination.
         assert!(!unenhanced(&format!(
