@@ -1107,8 +1107,11 @@ mod tests {
                 folded(read_words.clone()),
                 "{text}"
             );
-            let (patient, examination) =
-                report::about_the_patient(KNOWLEDGE.lexicon, &reading.text);
+            let report::Examination {
+                patient,
+                ranges: examination,
+                ..
+            } = report::examination(KNOWLEDGE.lexicon, &reading.text, &reading.spans);
             assert_eq!(
                 text::words(&patient),
                 folded(text::spans_outside(&read_words, &examination)),

@@ -96,16 +96,10 @@ pub fn sections(lexicon: &Lexicon, text: &str) -> Vec<Section> {
     out
 }
 
-/// The text without the sections that describe the examination (blanked, so every offset
-/// stays where it was; the text itself when it has none), and their character ranges.
-pub fn about_the_patient<'t>(lexicon: &Lexicon, text: &'t str) -> (Cow<'t, str>, Vec<[usize; 2]>) {
-    let read = examination(lexicon, text, &[]);
-    (read.patient, read.ranges)
-}
-
 /// What a report says of its examination.
 pub struct Examination<'t> {
-    /// The text without the sections that describe the examination ([`about_the_patient`]).
+    /// The text without the sections that describe the examination (blanked, so every offset
+    /// stays where it was; the text itself when it has none).
     pub patient: Cow<'t, str>,
     /// The character ranges of those sections (technique, comparison).
     pub ranges: Vec<[usize; 2]>,
@@ -262,12 +256,16 @@ mod tests {
 
     #[test]
     fn the_examination_is_not_read_as_the_patient() {
-        let (read, examination) = about_the_patient(&LEXICON, REPORT);
+        let Examination {
+            patient: read,
+            ranges,
+            ..
+        } = examination(&LEXICON, REPORT, &[]);
         assert!(!read.contains("kidneys"));
         assert!(read.contains("Spleen: laceration"));
         assert_eq!(read.chars().count(), REPORT.chars().count());
         // The ranges blanked are the technique and comparison sections, each from its heading.
-        let blanked: Vec<String> = examination
+        let blanked: Vec<String> = ranges
             .iter()
             .map(|r| REPORT.chars().skip(r[0]).take(r[1] - r[0]).collect())
             .collect();
@@ -279,8 +277,8 @@ mod tests {
             ]
         );
         assert!(matches!(
-            about_the_patient(&LEXICON, "8 mm nodule"),
-            (Cow::Borrowed(_), ranges) if ranges.is_empty()
+            examination(&LEXICON, "8 mm nodule", &[]),
+            Examination { patient: Cow::Borrowed(_), ranges, .. } if ranges.is_empty()
         ));
     }
 }
