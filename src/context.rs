@@ -1048,7 +1048,6 @@ pub fn ground(knowledge: &Knowledge, query: &ContextQuery) -> Grounding {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::corpus::evaluate::UnitStatus;
     use crate::knowledge::KNOWLEDGE;
     use serde_json::{json, Value};
 
@@ -1438,7 +1437,7 @@ mod tests {
         let decided = eval
             .units
             .iter()
-            .filter(|u| u.status == UnitStatus::Decided)
+            .filter(|u| u.decides())
             .map(|u| u.id.to_string())
             .collect();
         (
@@ -2537,6 +2536,67 @@ mod setting_tests {
         let answer = ground(report);
         let systems = systems_of(&answer, "cortical cysts");
         assert!(systems.contains(&"bosniak-v2019"), "{systems:?}");
+    }
+
+    /// A unit whose rule only points to another unit ("See solid nodules") decided nothing
+    /// about the finding: the grounded answer leaves it out, the evaluator keeps it with its
+    /// `defers_to`.
+    #[test]
+    fn a_unit_that_defers_to_another_is_not_shown_as_decided() {
+        let report = "CT CHEST WITHOUT CONTRAST\n\nHISTORY: 61-year-old woman, cough.\n\n\
+                      FINDINGS:\nLungs: 7 mm solid nodule in the right upper lobe.\n";
+        let answer = ground(report);
+        let f = finding_with(&answer, "7 mm solid nodule");
+        let e = f.evaluation.as_ref().unwrap();
+        assert_eq!(e.slug, "fleischner-2017");
+        assert!(
+            e.decided.iter().all(|d| d.unit != "subsolid_nodules"),
+            "{:?}",
+            e.decided
+        );
+        assert!(e.decided.iter().all(|d| !d.answer.starts_with("See ")));
+        // The evaluator itself answers the subsolid unit, pointing to the solid one.
+        let logic = compiled::logic(SYSTEMS.iter().position(|s| s.slug == e.slug).unwrap());
+        let pairs = crate::http::parse_query("nodule_type=solid");
+        let ask = crate::evaluation::from_query(logic.unwrap(), &pairs).unwrap();
+        let eval = crate::evaluation::run(logic.unwrap(), &ask).unwrap();
+        let subsolid = eval
+            .units
+            .iter()
+            .find(|u| u.id == "subsolid_nodules")
+            .unwrap();
+        assert_eq!(
+            subsolid.status,
+            crate::corpus::evaluate::UnitStatus::Decided
+        );
+        assert_eq!(subsolid.defers_to, ["solid_nodules"]);
+        assert!(!subsolid.decides());
+    }
+
+    #[test]
+    fn a_sex_letter_after_the_age_states_the_patients_sex() {
+        let report = "US THYROID\n\nHISTORY: 61 y/o F, palpable neck lump.\n\nFINDINGS:\n\
+                      Right lobe: 1.7 cm solid hypoechoic nodule, wider than tall, smooth \
+                      margins.\n";
+        let s = ground(report).setting;
+        assert_eq!((s.age_years, s.sex), (Some(61.0), Some("female")));
+        let read = s.read.iter().find(|r| r.setting == "female").unwrap();
+        assert_eq!(read.text, "F");
+        let at: String = report
+            .chars()
+            .skip(read.span[0])
+            .take(read.span[1] - read.span[0])
+            .collect();
+        assert_eq!(at, "F");
+        // A word stating the sex earlier stays the one read; a lone letter elsewhere is none.
+        let s = ground("History: woman, 61 y/o F.\nFindings: 8 mm nodule.").setting;
+        assert_eq!(s.sex, Some("female"));
+        assert_eq!(
+            s.read.iter().find(|r| r.setting == "female").unwrap().text,
+            "woman"
+        );
+        let s = ground("History: 61 y/o, chest pain. Findings: a lesion in segment F.").setting;
+        assert_eq!(s.sex, None);
     }
 
     #[test]

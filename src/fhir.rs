@@ -11,7 +11,7 @@
 //! a category means something else in another version.
 
 use crate::corpus::compiled::Logic;
-use crate::corpus::evaluate::{Evaluation, Given, UnitStatus};
+use crate::corpus::evaluate::{Evaluation, Given};
 use crate::corpus::source::{
     AsLine, Code, CodeScheme, Input, InputType, LineRef, Verification, NOTICE,
 };
@@ -176,7 +176,8 @@ pub fn bundle(logic: &Logic, ask: &Ask, eval: &Evaluation, origin: &str, link: &
     for u in eval
         .units
         .iter()
-        .filter(|u| u.status == UnitStatus::Decided)
+        // A unit that defers to others ("See solid nodules") classified nothing.
+        .filter(|u| u.decides())
     {
         let Some(unit) = logic.decision_units.iter().find(|d| d.id == u.id) else {
             continue;

@@ -79,8 +79,9 @@ pub struct Lexicon {
     pub age_words: &'static [&'static str],
     /// Words right before a number that make it an age ("Age: 67").
     pub age_lead_words: &'static [&'static str],
-    /// Sex letters written onto or after an adult's age ("78F").
-    pub age_sex_words: &'static [&'static str],
+    /// Sex letters written onto or after an adult's age ("78F"), each with the sex setting
+    /// it states there.
+    pub age_sex_words: &'static [[&'static str; 2]],
     /// Words that make a number and such a letter a French gauge ("28F chest tube").
     pub gauge_words: &'static [&'static str],
     /// Words between a number input's name and its number ("alpha angle is 64").

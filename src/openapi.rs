@@ -1012,7 +1012,10 @@ fn components() -> Value {
             "references": { "type": "object", "additionalProperties": { "type": "object", "required": ["authors", "title", "year"] } },
             "scope": { "type": "array", "items": { "$ref": "#/components/schemas/Line" } },
             "inputs": { "type": "array", "items": { "type": "object", "required": ["id", "label", "type"] } },
-            "decision_units": { "type": "array", "items": { "type": "object", "required": ["id", "title", "inputs", "rules"] } },
+            "decision_units": { "type": "array", "items": { "type": "object", "required": ["id", "title", "inputs", "rules"], "properties": {
+                "rules": { "type": "array", "items": { "type": "object", "required": ["when", "text", "citation", "locator", "consensus", "verification"], "properties": {
+                    "outcome": { "type": "string" }, "result": { "type": "string" },
+                    "defers_to": { "type": "array", "items": { "type": "string" }, "description": "Other units of the system that answer the case instead; such a rule has a result, never an outcome." } } } } } } },
             "outcomes": { "type": "array", "items": {
                 "type": "object",
                 "required": ["code", "label", "definition", "management"],
@@ -1448,6 +1451,7 @@ fn unit_answer_schema(cited: Value) -> Value {
             "rule": cited.clone(),
             "outcome": { "type": "object", "required": ["code", "label", "definition", "management"] },
             "result": { "type": "string" },
+            "defers_to": { "type": "array", "items": { "type": "string" }, "description": "The units that answer the case instead, when the deciding rule defers to them (\"See solid nodules\"): this unit decided only that it does not apply. Grounded context and FHIR Observations leave such a unit out." },
             "missing": { "type": "array", "items": { "type": "object", "required": ["id", "label", "type"] } },
             "derived": { "type": "array", "items": { "type": "object", "required": ["input", "from", "value", "given"] } },
             "trace": { "type": "array", "items": { "type": "object", "required": ["rule", "holds"], "properties": {

@@ -781,3 +781,31 @@ fn a_size_change_after_a_ruled_out_feature_is_read_over_http() {
     assert!(ruled.contains(&"echogenic foci"), "{ruled:?}");
     assert!(!ruled.iter().any(|r| r.contains("1.6")), "{ruled:?}");
 }
+
+/// Over HTTP, a sex letter written after the age ("61 y/o F") states the patient's sex, with
+/// its words, and a unit that only points to another ("See solid nodules") is not among what a
+/// solid nodule's Fleischner evaluation decides.
+#[test]
+fn the_age_letter_states_the_sex_and_a_deferring_unit_is_left_out_over_http() {
+    let report = "CT CHEST WITHOUT CONTRAST\n\nHISTORY: 61 y/o F, former smoker, cough.\n\n\
+                  FINDINGS:\nLungs: 7 mm solid nodule in the RUL. No consolidation.\n\n\
+                  IMPRESSION:\n1. 7 mm RUL nodule.\n";
+    let answer = grounded(report);
+    let setting = &answer["setting"];
+    assert_eq!(setting["sex"], "female", "{setting}");
+    assert_eq!(setting["age_years"], 61.0);
+    let sex = setting["read"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["setting"] == "female")
+        .expect("where the sex was read");
+    assert_eq!(spanned(report, &sex["span"]), "F");
+    let nodule = finding_with(&answer, "7 mm solid nodule");
+    assert_eq!(nodule["evaluation"]["slug"], "fleischner-2017", "{nodule}");
+    let decided = nodule["evaluation"]["decided"].as_array().unwrap();
+    assert!(
+        decided.iter().all(|d| d["unit"] != "subsolid_nodules"),
+        "{decided:?}"
+    );
+}

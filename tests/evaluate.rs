@@ -174,3 +174,66 @@ fn an_appropriateness_topic_answers_with_the_variants_procedures() {
     );
     assert_eq!(reply.json()["units"][0]["outcome"]["code"], "v4");
 }
+
+/// A unit whose rule only points to another unit says so: Fleischner's subsolid unit, given a
+/// solid nodule, is decided with `defers_to` naming the solid unit, which answers the case.
+#[test]
+fn a_unit_that_defers_names_the_unit_that_answers() {
+    let reply = post(
+        "/api/v1/systems/fleischner-2017/evaluate",
+        &json!({"inputs": {"nodule_type": "solid", "nodule_number": "single", "size_mm": 7, "risk": "low"}}),
+    );
+    assert_eq!(reply.status, 200, "{}", reply.body);
+    let body = reply.json();
+    let unit = |id: &str| {
+        body["units"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|u| u["id"] == id)
+            .cloned()
+            .unwrap()
+    };
+    let subsolid = unit("subsolid_nodules");
+    assert_eq!(subsolid["status"], "decided");
+    assert_eq!(subsolid["result"], "See solid nodules");
+    assert_eq!(subsolid["defers_to"], json!(["solid_nodules"]));
+    let solid = unit("solid_nodules");
+    assert!(solid.get("defers_to").is_none(), "{solid}");
+    // The system's detail carries the pointer on the rule itself.
+    let detail = get("/api/v1/systems/fleischner-2017").json();
+    let rules = detail["decision_units"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|u| u["id"] == "subsolid_nodules")
+        .unwrap()["rules"]
+        .clone();
+    assert_eq!(rules[0]["defers_to"], json!(["solid_nodules"]));
+    // As FHIR, the deferring unit gives no Observation; the solid unit does.
+    let reply = send(
+        "POST",
+        "/api/v1/systems/fleischner-2017/evaluate?format=fhir",
+        &[("Content-Type", "application/json")],
+        Some(
+            json!({"inputs": {"nodule_type": "solid", "nodule_number": "single", "size_mm": 7, "risk": "low"}})
+                .to_string()
+                .as_bytes(),
+        ),
+    );
+    let codes: Vec<String> = reply.json()["entry"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|e| e["resource"]["code"]["coding"].as_array().unwrap().clone())
+        .filter_map(|c| c["code"].as_str().map(str::to_string))
+        .collect();
+    assert!(
+        codes.contains(&"unit:solid_nodules".to_string()),
+        "{codes:?}"
+    );
+    assert!(
+        !codes.contains(&"unit:subsolid_nodules".to_string()),
+        "{codes:?}"
+    );
+}

@@ -11,7 +11,7 @@ use super::findings::Assertion;
 use super::{prefill, setting};
 use super::{rank_with_withheld, ContextQuery, Detail, Selected, Withheld};
 use crate::corpus::compiled::{self, Logic, SYSTEMS};
-use crate::corpus::evaluate::{self as evaluator, Cited, Evaluation, Given, UnitStatus};
+use crate::corpus::evaluate::{self as evaluator, Cited, Evaluation, Given};
 use crate::corpus::source::{
     About, AsLine, Family, InputType, Line, Outcome, Reference, Status, Verification, NOTICE,
 };
@@ -436,7 +436,7 @@ impl Evaluated {
         };
         eval.units
             .iter()
-            .filter(|u| u.status == UnitStatus::Decided)
+            .filter(|u| u.decides())
             .map(|u| Decided {
                 unit: u.id,
                 title: u.title,
@@ -482,13 +482,13 @@ fn system_context(
         .map(|e| {
             e.units
                 .iter()
-                .filter(|u| u.status == UnitStatus::Decided)
+                .filter(|u| u.decides())
                 .map(|u| (u.id, u.rule.as_ref().and_then(|r| r.index)))
                 .collect()
         })
         .unwrap_or_default();
     if let Some(e) = evaluated.and_then(|e| e.evaluation.as_ref()) {
-        for u in e.units.iter().filter(|u| u.status == UnitStatus::Decided) {
+        for u in e.units.iter().filter(|u| u.decides()) {
             if let Some(o) = u.outcome {
                 decided_codes.push(&o.code);
                 if !matched.contains(&o.code.as_str()) {

@@ -75,6 +75,9 @@ pub struct Age {
     pub years: f64,
     pub at: usize,
     pub end: usize,
+    /// The sex a letter written onto the age or right after it states ("78F", "61 y/o F"):
+    /// the setting (`lexicon.age_sex_words`) and the word the letter is in.
+    pub sex: Option<(&'static str, usize)>,
 }
 
 /// Sizes ("8 mm", "8mm", "1.5 cm") and the first age stated ("67-year-old", "67 yo", "Age:
@@ -139,11 +142,13 @@ pub fn sizes_and_age(lexicon: &Lexicon, words: &[Word]) -> (Vec<SizeMention>, Op
             // woman"), and a later one dates an event ("stopped smoking at age 60").
             _ if age.is_some() => {}
             _ => {
-                if let Some(end) = age_end(lexicon, words, i, attached.map(|pos| &w[pos..])) {
+                if let Some((end, sex)) = age_end(lexicon, words, i, attached.map(|pos| &w[pos..]))
+                {
                     age = Some(Age {
                         years: value,
                         at: i,
                         end,
+                        sex,
                     });
                 }
             }
@@ -213,14 +218,33 @@ fn joined_dimensions<'w>(
 /// Where the age stated by the number at word `at` ends, if it states one: the number followed
 /// by an age phrase of the lexicon ("67-year-old", "67 yo", "67yo"), or led by an age word
 /// ("Age: 67", "aged 67 years"). A number of years alone ("stable for 2 years") is no age.
-/// `attached`: a unit written onto the number ("yo" of "67yo"), the phrase's first word.
-fn age_end(lexicon: &Lexicon, words: &[Word], at: usize, attached: Option<&str>) -> Option<usize> {
+/// `attached`: a unit written onto the number ("yo" of "67yo"), the phrase's first word. With
+/// the end comes the sex a letter states, written onto the number ("78F"), right after it
+/// ("66 M") or right after the age ("61 y/o F", "Age: 61 F"): the letter's setting and word.
+fn age_end(
+    lexicon: &Lexicon,
+    words: &[Word],
+    at: usize,
+    attached: Option<&str>,
+) -> Option<(usize, Option<(&'static str, usize)>)> {
     let after = || {
         attached
             .into_iter()
             .chain(words[at + 1..].iter().map(Word::as_str))
     };
     let past = |len: usize| at + 1 + len - usize::from(attached.is_some());
+    let sex_of = |letter: &str| {
+        lexicon
+            .age_sex_words
+            .iter()
+            .find(|[l, _]| *l == letter)
+            .map(|[_, sex]| *sex)
+    };
+    // A letter right after an age stated otherwise: the word at `end`, if it is one.
+    let then_sex = |end: usize| match words.get(end).and_then(|w| sex_of(w)) {
+        Some(sex) => (end + 1, Some((sex, end))),
+        None => (end, None),
+    };
     let phrase = lexicon.age_words.iter().find_map(|p| {
         let mut next = after();
         p.split(' ')
@@ -228,20 +252,18 @@ fn age_end(lexicon: &Lexicon, words: &[Word], at: usize, attached: Option<&str>)
             .then(|| p.split(' ').count())
     });
     if let Some(len) = phrase {
-        return Some(past(len));
+        return Some(then_sex(past(len)));
     }
     let led = at > 0 && lexicon.age_lead_words.contains(&words[at - 1].as_str());
-    if led {
-        return Some(at + 1);
+    if led && attached.is_none() {
+        return Some(then_sex(at + 1));
     }
     // An adult's age with the patient's sex written onto it or after it ("78F", "66 M with
     // chest pain"), unless a device follows, whose French gauge it is ("28F chest tube"). A
     // child's age is written with its unit ("6 wk old F", "12 yo M"), and a small number with
     // a letter is a grade ("Bosniak 2F").
     let mut next = after();
-    let sexed = next
-        .next()
-        .is_some_and(|w| lexicon.age_sex_words.contains(&w));
+    let sex = next.next().and_then(sex_of);
     let device = next
         .next()
         .is_some_and(|w| lexicon.gauge_words.contains(&w));
@@ -249,7 +271,12 @@ fn age_end(lexicon: &Lexicon, words: &[Word], at: usize, attached: Option<&str>)
         .trim_end_matches(|c: char| c.is_ascii_alphabetic())
         .parse::<u32>()
         .is_ok_and(|n| (18..=110).contains(&n));
-    (sexed && !device && adult).then(|| past(1))
+    let end = past(1);
+    match sex {
+        Some(sex) if !device && adult => Some((end, Some((sex, end - 1)))),
+        _ if led => Some((at + 1, None)),
+        _ => None,
+    }
 }
 
 /// A length input (mm or cm) as sizes are matched to it.
@@ -937,6 +964,7 @@ pub fn prefill_signed(
         years: age,
         at,
         end,
+        ..
     }) = age
     {
         let years = logic.inputs.iter().find(|i| {
@@ -1268,6 +1296,40 @@ mod tests {
         let words = text::words("a 64 year old man");
         let found = sizes_and_age(&LEXICON, &words).1.unwrap();
         assert_eq!((found.at, found.end), (1, 4));
+        assert_eq!(found.sex, None);
+    }
+
+    #[test]
+    fn a_sex_letter_onto_or_after_an_age_states_the_sex_and_nowhere_else() {
+        let sex = |text: &str| {
+            let words = text::words(text);
+            sizes_and_age(&LEXICON, &words)
+                .1
+                .and_then(|a| a.sex)
+                .map(|(sex, at)| (sex, words[at].to_string()))
+        };
+        let female = |w: &str| Some(("female", w.to_string()));
+        let male = |w: &str| Some(("male", w.to_string()));
+        assert_eq!(sex("78F, acute onset left hemiparesis"), female("78f"));
+        assert_eq!(
+            sex("CLINICAL: 72 M with left lower quadrant pain"),
+            male("m")
+        );
+        assert_eq!(sex("History: 61 y/o F with a thyroid nodule"), female("f"));
+        assert_eq!(sex("61 yo M, smoker"), male("m"));
+        assert_eq!(sex("44-year-old F"), female("f"));
+        assert_eq!(sex("Age: 61 F"), female("f"));
+        assert_eq!(sex("aged 78F"), female("78f"));
+        // The age's words take the letter in.
+        let words = text::words("61 y/o F with cough");
+        let found = sizes_and_age(&LEXICON, &words).1.unwrap();
+        assert_eq!((found.years, found.at, found.end), (61.0, 0, 4));
+        // No letter, a letter elsewhere, a device's gauge, a grade: no sex.
+        assert_eq!(sex("64 year old man"), None);
+        assert_eq!(sex("61 y/o with a lesion in segment F"), None);
+        assert_eq!(sex("Right 28F chest tube in place"), None);
+        assert_eq!(sex("Bosniak 2F cyst of the left kidney"), None);
+        assert_eq!(sex("Level F: 61 y/o"), None);
     }
 
     /// A measurement of several dimensions is one size: its largest dimension, or for an input

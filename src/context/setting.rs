@@ -69,15 +69,33 @@ pub fn read(
             setting.settings.push(name);
         }
     }
+    let age = prefill::sizes_and_age(knowledge.lexicon, &words).1;
+    // A sex letter of the age ("61 y/o F") states the sex as a word would, where no earlier
+    // word of the same sex did.
+    if let Some((sex, at)) = age.and_then(|a| a.sex) {
+        let span = [spans[at].start, spans[at].end];
+        match setting.read.iter_mut().find(|s| s.setting == sex) {
+            Some(known) if known.span[0] <= span[0] => {}
+            known => {
+                let stated = Stated {
+                    setting: sex,
+                    text: chars[span[0]..span[1]].iter().collect(),
+                    span,
+                };
+                match known {
+                    Some(known) => *known = stated,
+                    None => setting.read.push(stated),
+                }
+            }
+        }
+    }
     setting.sex = setting
         .read
         .iter()
         .filter(|s| SEXES.contains(&s.setting))
         .min_by_key(|s| s.span[0])
         .map(|s| s.setting);
-    setting.age_years = prefill::sizes_and_age(knowledge.lexicon, &words)
-        .1
-        .map(|a| a.years);
+    setting.age_years = age.map(|a| a.years);
     setting
 }
 

@@ -234,6 +234,38 @@ fn rule_outcome_not_defined() {
 }
 
 #[test]
+fn a_rule_defers_only_to_other_units_and_with_a_result() {
+    assert_fails(
+        |s| s["decision_units"][0]["rules"][2]["defers_to"] = json!(["staging"]),
+        "$.decision_units[0].rules[2].defers_to[0]",
+        "no decision unit 'staging' in this system",
+    );
+    assert_fails(
+        |s| s["decision_units"][0]["rules"][2]["defers_to"] = json!(["category"]),
+        "$.decision_units[0].rules[2].defers_to[0]",
+        "a unit does not defer to itself",
+    );
+    // A second unit to defer to: with a result the rule is valid, with an outcome it is not.
+    let with_second = |s: &mut Value| {
+        let mut second = s["decision_units"][0].clone();
+        second["id"] = json!("second");
+        s["decision_units"].as_array_mut().unwrap().push(second);
+        s["decision_units"][0]["rules"][2]["defers_to"] = json!(["second"]);
+    };
+    let mut system = fixture();
+    with_second(&mut system);
+    assert_eq!(problems_for(&system, "test-rads-2020\n", None), vec![]);
+    assert_fails(
+        |s| {
+            with_second(s);
+            s["decision_units"][0]["rules"][0]["defers_to"] = json!(["second"]);
+        },
+        "$.decision_units[0].rules[0].defers_to",
+        "a rule that defers has a result, not an outcome",
+    );
+}
+
+#[test]
 fn enum_value_outside_schema() {
     assert_fails(
         |s| s["family"] = json!("guideline"),

@@ -605,6 +605,10 @@ pub struct UnitAnswer<'a> {
     pub outcome: Option<&'a Outcome>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub result: Option<&'a str>,
+    /// The units that answer the case instead, when the deciding rule defers to them
+    /// ("See solid nodules"): this unit decided only that it does not apply.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub defers_to: Vec<&'a str>,
     /// The inputs to send, with their definitions (`needs_inputs` only).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub missing: Vec<&'a Input>,
@@ -618,6 +622,12 @@ pub struct UnitAnswer<'a> {
 }
 
 impl UnitAnswer<'_> {
+    /// Whether the unit decided the case itself: decided, by a rule that does not defer to
+    /// other units.
+    pub fn decides(&self) -> bool {
+        self.status == UnitStatus::Decided && self.defers_to.is_empty()
+    }
+
     /// The trace as text: `0 false, 1 false, 2 true`.
     pub fn trace_text(&self) -> String {
         let steps: Vec<String> = self
@@ -1014,6 +1024,7 @@ fn evaluate_unit<'a>(
         rule: None,
         outcome: None,
         result: None,
+        defers_to: Vec::new(),
         missing: Vec::new(),
         derived,
         trace,
@@ -1027,6 +1038,7 @@ fn evaluate_unit<'a>(
             answer.rule = Some(Cited::rule(unit, i));
             answer.outcome = rule.outcome.as_deref().and_then(|c| model.outcome(c));
             answer.result = rule.result.as_deref();
+            answer.defers_to = rule.defers_to.iter().map(String::as_str).collect();
             answer.answer = rule.outcome.as_deref().or(rule.result.as_deref());
             answer.changes = changes(model, unit, &env, i);
         }

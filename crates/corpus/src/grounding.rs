@@ -215,9 +215,11 @@ pub struct Lexicon {
     #[serde(default)]
     pub value_links: Vec<String>,
     /// Letters for the patient's sex written onto or right after an adult's age ("78F",
-    /// "66 M with chest pain"): a whole number from 18 to 110 so written is an age.
+    /// "66 M with chest pain", "61 y/o F"), each with the sex setting it states (`["f",
+    /// "female"]`): a whole number from 18 to 110 so written is an age, and the letter states
+    /// the sex only there.
     #[serde(default)]
-    pub age_sex_words: Vec<String>,
+    pub age_sex_words: Vec<[String; 2]>,
     /// Words after a number and such a letter that make it a device's French gauge, not an
     /// age ("28F chest tube", "8 F sheath").
     #[serde(default)]
@@ -914,7 +916,6 @@ fn validate_lexicon(lexicon: &Lexicon, corpus: &Corpus) -> Vec<Problem> {
         ("mean_words", &lexicon.mean_words),
         ("short_axis_words", &lexicon.short_axis_words),
         ("age_lead_words", &lexicon.age_lead_words),
-        ("age_sex_words", &lexicon.age_sex_words),
         ("value_links", &lexicon.value_links),
         ("gauge_words", &lexicon.gauge_words),
         ("recommendation_words", &lexicon.recommendation_words),
@@ -939,6 +940,17 @@ fn validate_lexicon(lexicon: &Lexicon, corpus: &Corpus) -> Vec<Problem> {
         &lexicon.contrast_phrases,
         false,
     );
+    // A sex letter names a single word and one of the settings ("female", "male").
+    for (i, [letter, sex]) in lexicon.age_sex_words.iter().enumerate() {
+        let path = format!("$.age_sex_words[{i}]");
+        check_phrases(&mut r, &path, std::slice::from_ref(letter), true);
+        if !lexicon.settings.iter().any(|s| &s.setting == sex) {
+            r.add(
+                path,
+                format!("unknown setting '{sex}': lexicon.json lists the settings"),
+            );
+        }
+    }
     for (i, pair) in lexicon.opposite_words.iter().enumerate() {
         check_phrases(&mut r, &format!("$.opposite_words[{i}]"), pair, true);
         if pair[0] == pair[1] {

@@ -496,6 +496,10 @@ line_struct! {
         pub outcome: Option<String>,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub result: Option<String>,
+        /// The other units of the system that answer the case instead ("See solid nodules"):
+        /// the rule decides nothing of its own but that this unit does not apply.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        pub defers_to: Vec<String>,
     }
 }
 

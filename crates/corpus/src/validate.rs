@@ -356,6 +356,12 @@ impl Checker<'_> {
             .iter()
             .map(|o| o.code.as_str())
             .collect();
+        let unit_ids: BTreeSet<&str> = self
+            .system
+            .decision_units
+            .iter()
+            .map(|u| u.id.as_str())
+            .collect();
         let mut ids = BTreeSet::new();
         for (u, unit) in self.system.decision_units.iter().enumerate() {
             let path = format!("$.decision_units[{u}]");
@@ -415,6 +421,22 @@ impl Checker<'_> {
                         format!("outcome '{code}' is not defined in outcomes"),
                     ),
                     _ => {}
+                }
+                // A rule that defers names other units of this system and decides nothing
+                // of its own: a result says where to look, never an outcome.
+                for (d, id) in rule.defers_to.iter().enumerate() {
+                    let dpath = format!("{rpath}.defers_to[{d}]");
+                    if id == &unit.id {
+                        self.fail(dpath, "a unit does not defer to itself");
+                    } else if !unit_ids.contains(id.as_str()) {
+                        self.fail(dpath, format!("no decision unit '{id}' in this system"));
+                    }
+                }
+                if !rule.defers_to.is_empty() && rule.outcome.is_some() {
+                    self.fail(
+                        format!("{rpath}.defers_to"),
+                        "a rule that defers has a result, not an outcome",
+                    );
                 }
                 self.condition(&format!("{rpath}.when"), &rule.when, &vars);
             }
