@@ -2164,6 +2164,8 @@ mod report_set {
         let figures = format!(
             "offered {pos_ok}/{pos}, kept out {out_ok}/{out}, salient first {sal_ok}/{sal}, finding groups {grp_ok}/{grp}"
         );
+        // Shown with `--nocapture`, to compare a change's figures with these floors.
+        eprintln!("report set: {figures}");
         assert!(ratio(pos_ok, pos) >= 0.99, "{figures}");
         assert!(ratio(out_ok, out) >= 0.97, "{figures}");
         assert!(ratio(sal_ok, sal) >= 0.93, "{figures}");
@@ -2525,6 +2527,50 @@ mod setting_tests {
         assert!(!settings("Status post appendectomy.").contains(&"post_treatment"));
         assert!(
             settings("Chemoradiation for laryngeal cancer in 2023.").contains(&"post_treatment")
+        );
+    }
+
+    #[test]
+    fn an_abbreviated_cancer_history_is_known_cancer_and_a_negated_one_is_not() {
+        let settings = |history: &str| {
+            let report = format!(
+                "CT CHEST\n\nCLINICAL HISTORY: {history}\n\nFINDINGS:\nLungs: 6 mm solid \
+                 nodule in the right upper lobe.\n"
+            );
+            ground(&report).setting.settings
+        };
+        for stated in [
+            "72M, hx of prostate ca s/p prostatectomy.",
+            "Breast ca in 2019.",
+        ] {
+            assert!(settings(stated).contains(&"known_cancer"), "{stated}");
+        }
+        for negated in [
+            "No hx of malignancy.",
+            "No h/o cancer. Smoker.",
+            "No known hx of cancer.",
+        ] {
+            assert!(!settings(negated).contains(&"known_cancer"), "{negated}");
+        }
+    }
+
+    /// A vertebral level names the spine ("L4 on L5"), so a listhesis listed under a
+    /// "Bones:" label is still Meyerding's; levels that are also MRI sequences or tumour
+    /// stages ("T2 hyperintense", "T1") are not read as the spine.
+    #[test]
+    fn a_vertebral_level_names_the_spine() {
+        let report = "CT ABDOMEN AND PELVIS\n\nFINDINGS:\nBones: Degenerative changes of the \
+                      lumbar spine. Grade 1 anterolisthesis of L4 on L5.\n";
+        let answer = ground(report);
+        assert_eq!(
+            systems_of(&answer, "anterolisthesis").first(),
+            Some(&"meyerding-1932")
+        );
+        let answer = ground("MRI ABDOMEN\n\nFINDINGS:\nLiver: 1.2 cm T2 hyperintense lesion.\n");
+        assert!(
+            !answer.finding.organs.contains(&"spine"),
+            "{:?}",
+            answer.finding.organs
         );
     }
 

@@ -216,9 +216,10 @@ fn a_unit_that_defers_names_the_unit_that_answers() {
         "/api/v1/systems/fleischner-2017/evaluate?format=fhir",
         &[("Content-Type", "application/json")],
         Some(
-            json!({"inputs": {"nodule_type": "solid", "nodule_number": "single", "size_mm": 7, "risk": "low"}})
-                .to_string()
-                .as_bytes(),
+            json!({"inputs": {"exclusions": [], "age_years": 61, "nodule_type": "solid",
+                "nodule_number": "single", "size_mm": 7, "risk": "low", "typical_perifissural": false}})
+            .to_string()
+            .as_bytes(),
         ),
     );
     let codes: Vec<String> = reply.json()["entry"]
