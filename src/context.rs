@@ -2356,11 +2356,52 @@ mod setting_tests {
             level.is_some_and(|d| d.answer.starts_with("TR4")),
             "{decided:?}"
         );
-        // Foci the nodule has are not ruled out, and a list of some is not read as all.
-        let answer = ground(&text.replace("no echogenic foci", "punctate echogenic foci"));
+        // Foci the nodule has are not ruled out: a report lists a nodule's echogenic foci
+        // (TI-RADS marks the input `listed`), so those it states are its whole list, and
+        // solid (2), hypoechoic (2) and punctate foci (3) make 7 points, TR5, and an FNA.
+        let text = text.replace("no echogenic foci", "punctate echogenic foci");
+        let answer = ground(&text);
         let f = finding_with(&answer, "punctate echogenic foci");
+        let foci = f.inputs.iter().find(|i| i.id == "echogenic_foci");
+        let foci = foci.unwrap_or_else(|| panic!("{:?}", f.inputs));
+        assert_eq!(foci.value, Given::Choices(vec!["punctate".to_string()]));
+        let at: String = text
+            .chars()
+            .skip(foci.span[0])
+            .take(foci.span[1] - foci.span[0])
+            .collect();
+        assert_eq!(at, "punctate echogenic foci");
+        let decided = &f.evaluation.as_ref().unwrap().decided;
+        let answers: Vec<&str> = decided.iter().map(|d| d.answer.as_str()).collect();
+        assert!(answers.iter().any(|a| a.starts_with("TR5")), "{answers:?}");
+        assert!(answers.contains(&"FNA"), "{answers:?}");
+        // Two foci stated: both, in the input's order, read from the words that run from
+        // the first to the last.
+        let text = text.replace(
+            "punctate echogenic foci",
+            "punctate echogenic foci and macrocalcifications",
+        );
+        let answer = ground(&text);
+        let f = finding_with(&answer, "punctate echogenic foci");
+        let foci = f.inputs.iter().find(|i| i.id == "echogenic_foci").unwrap();
+        assert_eq!(
+            foci.value,
+            Given::Choices(vec!["macrocalcifications".into(), "punctate".into()])
+        );
+        assert_eq!(foci.text, "punctate echogenic foci and macrocalcifications");
+    }
+
+    /// A multi input the corpus does not mark `listed` is never read from a finding: a list of
+    /// some exclusions or risk factors would tell the evaluator the rest are absent.
+    #[test]
+    fn an_unlisted_multi_input_is_not_read_from_text() {
+        let answer = ground(
+            "CT CHEST\n\nFINDINGS:\nLungs: 7 mm solid nodule in the right upper lobe in an \
+             immunocompromised patient with a known primary cancer.\n",
+        );
+        let f = finding_with(&answer, "7 mm solid nodule");
         assert!(
-            f.inputs.iter().all(|i| i.id != "echogenic_foci"),
+            f.inputs.iter().all(|i| i.id != "exclusions"),
             "{:?}",
             f.inputs
         );

@@ -1011,7 +1011,8 @@ fn components() -> Value {
             "lineage": { "type": "array", "items": { "type": "object", "required": ["date", "version", "event", "summary"] } },
             "references": { "type": "object", "additionalProperties": { "type": "object", "required": ["authors", "title", "year"] } },
             "scope": { "type": "array", "items": { "$ref": "#/components/schemas/Line" } },
-            "inputs": { "type": "array", "items": { "type": "object", "required": ["id", "label", "type"] } },
+            "inputs": { "type": "array", "items": { "type": "object", "required": ["id", "label", "type"], "properties": {
+                "listed": { "type": "boolean", "description": "A multi input whose values a report lists for a finding: grounding reads every value a finding states as its whole list. Absent: false." } } } },
             "decision_units": { "type": "array", "items": { "type": "object", "required": ["id", "title", "inputs", "rules"], "properties": {
                 "rules": { "type": "array", "items": { "type": "object", "required": ["when", "text", "citation", "locator", "consensus", "verification"], "properties": {
                     "outcome": { "type": "string" }, "result": { "type": "string" },

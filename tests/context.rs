@@ -809,3 +809,45 @@ fn the_age_letter_states_the_sex_and_a_deferring_unit_is_left_out_over_http() {
         "{decided:?}"
     );
 }
+
+/// Over HTTP, a listed multi input is read with every value the finding states: the thyroid
+/// nodule's punctate echogenic foci complete TI-RADS's inputs (TR5, FNA), and the liver
+/// observation's washout and capsule LI-RADS's major features; Fleischner's exclusions, not
+/// listed, are not read from the words.
+#[test]
+fn a_listed_multi_input_is_read_with_every_value_stated_over_http() {
+    let thyroid = "US THYROID\n\nHISTORY: 44F, palpable nodule.\n\nFINDINGS:\nNodule 1: Left mid \
+                   pole, solid, hypoechoic, wider-than-tall, smooth margins, with punctate \
+                   echogenic foci. Measures 1.9 x 1.4 x 1.2 cm.\n";
+    let answer = grounded(thyroid);
+    let nodule = finding_with(&answer, "punctate echogenic foci");
+    let foci = input_read(nodule, "echogenic_foci").expect("the foci are read");
+    assert_eq!(foci["value"], serde_json::json!(["punctate"]));
+    assert_eq!(spanned(thyroid, &foci["span"]), "punctate echogenic foci");
+    let decided: Vec<&str> = nodule["evaluation"]["decided"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["answer"].as_str().unwrap())
+        .collect();
+    assert!(decided.iter().any(|a| a.starts_with("TR5")), "{decided:?}");
+    assert!(nodule["evaluation"]["link"]
+        .as_str()
+        .unwrap()
+        .contains("echogenic_foci=punctate"));
+    let liver = "MRI ABDOMEN\n\nHISTORY: Cirrhosis.\n\nFINDINGS:\nLiver: 2.3 cm segment 8 \
+                 observation with nonrim arterial phase hyperenhancement, nonperipheral washout \
+                 and an enhancing capsule.\n";
+    let answer = grounded(liver);
+    let observation = finding_with(&answer, "segment 8 observation");
+    let majors = input_read(observation, "additional_major_features").expect("read");
+    assert_eq!(
+        majors["value"],
+        serde_json::json!(["enhancing_capsule", "nonperipheral_washout"])
+    );
+    let chest = "CT CHEST\n\nFINDINGS:\nLungs: 7 mm solid nodule in the right upper lobe in an \
+                 immunocompromised patient with a known primary cancer.\n";
+    let answer = grounded(chest);
+    let nodule = finding_with(&answer, "7 mm solid nodule");
+    assert!(input_read(nodule, "exclusions").is_none(), "{nodule}");
+}

@@ -24,8 +24,11 @@
 //!   or after it past measured nouns only: "cyst versus solid mass", "solid mass vs cyst"), and
 //!   not claimed by two inputs ("baseline" for every nodule
 //!   type of Lung-RADS). A value whose words another stated value spells out in full yields to
-//!   it ("solid" to "part solid"); an input with two stated values is left empty. Multi inputs are never
-//!   filled: a list the finding half states would tell the evaluator the rest are absent.
+//!   it ("solid" to "part solid"); an input with two stated values is left empty. A multi
+//!   input is filled only where the corpus marks it `listed` (a report lists the echogenic
+//!   foci a nodule has): with every value the finding states. Other multi inputs are never
+//!   filled: a list of risk factors the finding half states would tell the evaluator the rest
+//!   are absent.
 //!   Generic values ("other", "none", "present") are never read from text.
 
 use crate::corpus::compiled::Logic;
@@ -675,7 +678,8 @@ fn beside_an_alternative(
             .is_some_and(alternative)
 }
 
-/// Fills the enum inputs whose value the finding states unambiguously.
+/// Fills the enum inputs whose value the finding states unambiguously, and the listed multi
+/// inputs (`listed`: a nodule's echogenic foci) with every value it states.
 fn fill_enums(
     lexicon: &'static Lexicon,
     logic: &'static Logic,
@@ -689,7 +693,8 @@ fn fill_enums(
         logic
             .inputs
             .iter()
-            .filter(|i| i.kind == InputType::Enum && concerns(lexicon, i, organs))
+            .filter(|i| i.kind == InputType::Enum || (i.kind == InputType::Multi && i.listed))
+            .filter(|i| concerns(lexicon, i, organs))
     };
     for input in enums() {
         for v in &input.values {
@@ -742,7 +747,21 @@ fn fill_enums(
         // The first place the value is stated is where it was read from.
         values.sort_unstable_by_key(|v| (v.0, v.1));
         values.dedup_by_key(|v| v.0);
-        if let [(value, start, end)] = values[..] {
+        if input.kind == InputType::Multi {
+            // A listed multi input: every value stated, in the input's order, read from the
+            // words that run from the first to the last.
+            let Some(start) = values.iter().map(|v| v.1).min() else {
+                continue;
+            };
+            let end = values.iter().map(|v| v.2).max().unwrap_or(start);
+            let chosen = input
+                .values
+                .iter()
+                .filter(|v| values.iter().any(|s| s.0 == v.value))
+                .map(|v| v.value.clone())
+                .collect();
+            out.put(&input.id, Given::Choices(chosen), (start, end));
+        } else if let [(value, start, end)] = values[..] {
             out.put(&input.id, Given::Choice(value.to_string()), (start, end));
         }
     }

@@ -266,6 +266,15 @@ fn a_rule_defers_only_to_other_units_and_with_a_result() {
 }
 
 #[test]
+fn only_a_multi_input_is_listed() {
+    assert_fails(
+        |s| s["inputs"][0]["listed"] = json!(true),
+        "$.inputs[0].listed",
+        "only a multi input is listed",
+    );
+}
+
+#[test]
 fn enum_value_outside_schema() {
     assert_fails(
         |s| s["family"] = json!("guideline"),

@@ -421,6 +421,13 @@ line_struct! {
         /// does not mention a cancer does not rule one out.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub setting: Option<String>,
+        /// For a multi input: a report lists the values a finding has (a nodule's echogenic
+        /// foci, an observation's major features), so the values a finding's text states are
+        /// read as its whole list, and those it leaves out as absent. Unmarked, a multi input
+        /// is never read from text (a list of risk factors a text half states would say the
+        /// rest are absent).
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        pub listed: bool,
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         pub codes: Vec<Code>,
     }

@@ -301,6 +301,12 @@ impl Checker<'_> {
                     ),
                 );
             }
+            if input.listed && input.kind != InputType::Multi {
+                self.fail(
+                    format!("{path}.listed"),
+                    "only a multi input is listed (its values read as the whole list)",
+                );
+            }
             match input.kind {
                 InputType::Enum | InputType::Multi => {
                     if input.values.is_empty() {
