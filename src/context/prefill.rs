@@ -19,7 +19,8 @@
 //!   diameters 71 mm") fills no input, and an input about a sum takes no one size.
 //! - **Age.** "67-year-old" fills an input in years whose id names the age.
 //! - **Enum values.** A value is stated when its id or label occurs as whole words, not
-//!   negated ("no", "not", "without", "non" just before), not inside a longer stated value
+//!   negated ("no", "not", "without", "non" just before), not what an earlier examination
+//!   showed (a `prior_words` word just before: "unchanged *from* baseline"), not inside a longer stated value
 //!   ("solid" within "part solid"), not one side of a differential ("versus" right before it,
 //!   or after it past measured nouns only: "cyst versus solid mass", "solid mass vs cyst"), and
 //!   not claimed by two inputs ("baseline" for every nodule
@@ -650,6 +651,14 @@ fn label_name(lexicon: &'static Lexicon, input: &'static Input) -> &'static [Wor
     })
 }
 
+/// What an input's label is about: its name ([`label_name`]) without its last word, which
+/// names the attribute ("solid nodule" of "Solid nodule timepoint"); empty for a label of one
+/// word.
+fn label_subject(lexicon: &'static Lexicon, input: &'static Input) -> &'static [Word] {
+    let name = label_name(lexicon, input);
+    &name[..name.len().saturating_sub(1)]
+}
+
 /// [`phrases`] of a value of the corpus, kept for the isolate's life.
 fn value_phrases(lexicon: &'static Lexicon, value: &'static InputValue) -> &'static [Vec<Word>] {
     super::derived::<Vec<Vec<Word>>>(
@@ -700,10 +709,13 @@ fn fill_enums(
         for v in &input.values {
             for phrase in value_phrases(lexicon, v) {
                 for start in index.starts(phrase) {
-                    let negated =
-                        start > 0 && lexicon.negations.contains(&words[start - 1].as_str());
+                    // Not negated, nor what an earlier examination showed ("unchanged
+                    // *from* baseline", "*previously* isoechoic").
+                    let before = start.checked_sub(1).map(|b| words[b].as_str());
+                    let negated = before.is_some_and(|w| lexicon.negations.contains(&w));
+                    let earlier = before.is_some_and(|w| lexicon.prior_words.contains(&w));
                     let end = start + phrase.len();
-                    if !negated && !beside_an_alternative(lexicon, words, start, end) {
+                    if !negated && !earlier && !beside_an_alternative(lexicon, words, start, end) {
                         stated.push(Stated {
                             input: &input.id,
                             value: &v.value,
@@ -715,6 +727,36 @@ fn fill_enums(
             }
         }
     }
+    // A value several inputs share ("new" is the timepoint of every Lung-RADS nodule type)
+    // goes to the one input whose label the finding names, if one does ("new 7 mm part-solid
+    // nodule": the part-solid nodule's timepoint, not the solid one's).
+    let named = |s: &Stated| {
+        let sharing: Vec<&str> = stated
+            .iter()
+            .filter(|o| o.start == s.start && o.end == s.end)
+            .map(|o| o.input)
+            .collect();
+        let inputs = || enums().filter(|i| sharing.contains(&i.id.as_str()));
+        let places: Vec<(&str, usize, usize)> = inputs()
+            .filter_map(|i| {
+                let subject = label_subject(lexicon, i);
+                let at = index.starts(subject).next()?;
+                Some((i.id.as_str(), at, at + subject.len()))
+            })
+            .collect();
+        // A label named only within another's words ("solid nodule" of "part solid nodule")
+        // is not named.
+        let named: Vec<&str> = places
+            .iter()
+            .filter(|(_, a, b)| {
+                !places
+                    .iter()
+                    .any(|(_, c, d)| c <= a && d >= b && d - c > b - a)
+            })
+            .map(|p| p.0)
+            .collect();
+        named == [s.input]
+    };
     let kept: Vec<&Stated> = stated
         .iter()
         .filter(|s| {
@@ -722,7 +764,7 @@ fn fill_enums(
                 let longer =
                     o.start <= s.start && o.end >= s.end && o.end - o.start > s.end - s.start;
                 let shared = o.start == s.start && o.end == s.end && o.input != s.input;
-                longer || shared
+                longer || (shared && !named(s))
             })
         })
         .collect();
@@ -1792,13 +1834,40 @@ mod tests {
         // A negated value is not stated.
         let f = read("fleischner-2017", "nodule, not solid");
         assert_eq!(f.get("nodule_type"), None);
-        // "baseline" fits every Lung-RADS nodule type's timepoint: none is filled.
+        // "baseline" fits every Lung-RADS nodule type's timepoint: it goes to the one type the
+        // finding names, and to none when it names no type or two.
         let l = read(
             "acr-lung-rads-v2022",
             "Baseline screening: 7 mm solid nodule",
         );
         assert_eq!(number(&l, "solid_mean_mm"), Some(7.0));
+        assert_eq!(choice(&l, "solid_status"), Some("baseline"));
+        // A value an earlier examination showed is not this one's.
+        let l = read(
+            "acr-lung-rads-v2022",
+            "Stable 5.2 mm solid nodule, unchanged from baseline",
+        );
         assert_eq!(l.get("solid_status"), None);
+        // "solid nodule" within "part solid nodule" names the part-solid type only.
+        let l = read(
+            "acr-lung-rads-v2022",
+            "Baseline 7 mm part-solid nodule with a 3 mm solid component",
+        );
+        assert_eq!(choice(&l, "ps_status"), Some("baseline"));
+        assert_eq!(l.get("solid_status"), None);
+        let l = read(
+            "acr-lung-rads-v2022",
+            "Baseline screening, no nodules named",
+        );
+        assert!(["solid_status", "ps_status", "ggn_status"]
+            .iter()
+            .all(|id| l.get(*id).is_none()));
+        let l = read(
+            "acr-lung-rads-v2022",
+            "Baseline 6 mm solid nodule and a juxtapleural nodule",
+        );
+        assert_eq!(l.get("solid_status"), None);
+        assert_eq!(l.get("jp_status"), None);
         // Multi inputs are left to the client.
         let f = read("fleischner-2017", "screening CT, known cancer");
         assert_eq!(f.get("exclusions"), None);
