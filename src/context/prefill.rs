@@ -1861,7 +1861,7 @@ mod tests {
         );
         assert!(["solid_status", "ps_status", "ggn_status"]
             .iter()
-            .all(|id| l.get(*id).is_none()));
+            .all(|id| !l.contains_key(*id)));
         let l = read(
             "acr-lung-rads-v2022",
             "Baseline 6 mm solid nodule and a juxtapleural nodule",
