@@ -851,3 +851,22 @@ fn a_listed_multi_input_is_read_with_every_value_stated_over_http() {
     let nodule = finding_with(&answer, "7 mm solid nodule");
     assert!(input_read(nodule, "exclusions").is_none(), "{nodule}");
 }
+
+/// Over HTTP, a value several inputs share goes to the one whose label the finding names: a
+/// baseline screening's part-solid nodule has Lung-RADS's part-solid timepoint, not the solid
+/// one's; a value an earlier examination showed ("unchanged from baseline") is not read.
+#[test]
+fn a_shared_value_goes_to_the_input_the_finding_names_over_http() {
+    let report = "LOW-DOSE CT CHEST\n\nHISTORY: 67-year-old woman, 40 pack-years, lung cancer \
+                  screening.\n\nFINDINGS:\nLungs: Baseline 7 mm part-solid nodule in the right \
+                  upper lobe with a 3 mm solid component. 5 mm solid nodule in the left lower \
+                  lobe, unchanged from baseline.\n";
+    let answer = grounded(report);
+    let part_solid = finding_with(&answer, "part-solid nodule");
+    assert_eq!(part_solid["systems"][0]["slug"], "acr-lung-rads-v2022");
+    let status = input_read(part_solid, "ps_status").expect("the timepoint is read");
+    assert_eq!(status["value"], "baseline");
+    assert!(input_read(part_solid, "solid_status").is_none());
+    let solid = finding_with(&answer, "5 mm solid nodule");
+    assert!(input_read(solid, "solid_status").is_none(), "{solid}");
+}
