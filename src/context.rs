@@ -2615,6 +2615,18 @@ mod setting_tests {
         );
     }
 
+    /// A metastasis of an organ is no injury of it: the injury scale is not offered for
+    /// "hepatic metastases" in a restaging CT (cue "a lesion, not an injury").
+    #[test]
+    fn a_metastasis_is_not_graded_as_an_injury() {
+        let report = "CT CHEST WITH CONTRAST\n\nHISTORY: 55 y/o M, metastatic colon ca, \
+                      restaging.\n\nFINDINGS:\nUpper abdomen: Hepatic metastases better \
+                      assessed on dedicated abdominal imaging.\n";
+        let answer = ground(report);
+        let systems = systems_of(&answer, "Hepatic metastases");
+        assert!(!systems.contains(&"aast-ois-2018"), "{systems:?}");
+    }
+
     #[test]
     fn renal_cysts_in_the_plural_are_graded_by_bosniak() {
         let report = "CT ABDOMEN WITH CONTRAST\n\nFINDINGS:\nKidneys: Bilateral simple cortical \
