@@ -727,9 +727,9 @@ fn fill_enums(
             }
         }
     }
-    // A value several inputs share ("new" is the timepoint of every Lung-RADS nodule type)
-    // goes to the one input whose label the finding names, if one does ("new 7 mm part-solid
-    // nodule": the part-solid nodule's timepoint, not the solid one's).
+    // A value several inputs share ("baseline" is the timepoint of every Lung-RADS nodule
+    // type) goes to the one input whose label the finding names, if one does ("Baseline 7 mm
+    // part-solid nodule": the part-solid nodule's timepoint, not the solid one's).
     let named = |s: &Stated| {
         let sharing: Vec<&str> = stated
             .iter()
@@ -1868,7 +1868,7 @@ mod tests {
         );
         assert_eq!(l.get("solid_status"), None);
         assert_eq!(l.get("jp_status"), None);
-        // Multi inputs are left to the client.
+        // A multi input the corpus does not mark listed is left to the client.
         let f = read("fleischner-2017", "screening CT, known cancer");
         assert_eq!(f.get("exclusions"), None);
     }

@@ -91,6 +91,15 @@ pub fn validate(sources: &Sources) -> Vec<Problem> {
 }
 
 /// Checks one system file, collecting problems.
+/// The ids of a system's decision units (what `derived_from` and `defers_to` name).
+fn unit_ids(system: &System) -> BTreeSet<&str> {
+    system
+        .decision_units
+        .iter()
+        .map(|u| u.id.as_str())
+        .collect()
+}
+
 struct Checker<'a> {
     file: &'a str,
     system: &'a System,
@@ -270,12 +279,7 @@ impl Checker<'_> {
 
     fn inputs(&mut self) {
         let mut ids = BTreeSet::new();
-        let unit_ids: BTreeSet<&str> = self
-            .system
-            .decision_units
-            .iter()
-            .map(|u| u.id.as_str())
-            .collect();
+        let unit_ids = unit_ids(self.system);
         for (i, input) in self.system.inputs.iter().enumerate() {
             let path = format!("$.inputs[{i}]");
             self.line(&path, input);
@@ -362,12 +366,7 @@ impl Checker<'_> {
             .iter()
             .map(|o| o.code.as_str())
             .collect();
-        let unit_ids: BTreeSet<&str> = self
-            .system
-            .decision_units
-            .iter()
-            .map(|u| u.id.as_str())
-            .collect();
+        let unit_ids = unit_ids(self.system);
         let mut ids = BTreeSet::new();
         for (u, unit) in self.system.decision_units.iter().enumerate() {
             let path = format!("$.decision_units[{u}]");
