@@ -75,6 +75,8 @@ pub struct Lexicon {
     pub opposite_words: &'static [[&'static str; 2]],
     /// Value phrases too generic to read from free text.
     pub generic_values: &'static [&'static str],
+    /// Value words under four letters read all the same ("new").
+    pub short_values: &'static [&'static str],
     /// Phrases after a number that make it an age ("67-year-old"; not "2 years ago").
     pub age_words: &'static [&'static str],
     /// Words right before a number that make it an age ("Age: 67").

@@ -609,7 +609,8 @@ fn phrases(lexicon: &Lexicon, value: &str, label: &str) -> Vec<Vec<Word>> {
         let chars: usize = p.iter().map(|w| w.len()).sum();
         let has_digit = joined.chars().any(|c| c.is_ascii_digit());
         let has_letter = joined.chars().any(|c| c.is_ascii_alphabetic());
-        let specific = has_letter && (chars >= 4 || has_digit);
+        let specific = has_letter
+            && (chars >= 4 || has_digit || lexicon.short_values.contains(&joined.as_str()));
         if specific && !lexicon.generic_values.contains(&joined.as_str()) && !out.contains(&p) {
             out.push(p);
         }
@@ -1842,6 +1843,14 @@ mod tests {
         );
         assert_eq!(number(&l, "solid_mean_mm"), Some(7.0));
         assert_eq!(choice(&l, "solid_status"), Some("baseline"));
+        // "new" is read although it is short (lexicon `short_values`), and goes to the type
+        // named; negated, it is not read.
+        let l = read("acr-lung-rads-v2022", "New 5 mm solid nodule in the LUL");
+        assert_eq!(choice(&l, "solid_status"), Some("new"));
+        let l = read("acr-lung-rads-v2022", "No new solid nodule");
+        assert_eq!(l.get("solid_status"), None);
+        let a = read("acr-if-adrenal-2017", "New 2.3 cm left adrenal nodule");
+        assert_eq!(choice(&a, "prior_imaging"), Some("new_or_enlarging"));
         // A value an earlier examination showed is not this one's.
         let l = read(
             "acr-lung-rads-v2022",
