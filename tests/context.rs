@@ -869,4 +869,11 @@ fn a_shared_value_goes_to_the_input_the_finding_names_over_http() {
     assert!(input_read(part_solid, "solid_status").is_none());
     let solid = finding_with(&answer, "5 mm solid nodule");
     assert!(input_read(solid, "solid_status").is_none(), "{solid}");
+    // "new", though short, is read, and goes to the type the finding names.
+    let report = report.replace("Baseline 7 mm part-solid", "New 7 mm solid");
+    let answer = grounded(&report);
+    let new = finding_with(&answer, "New 7 mm solid nodule");
+    let status = input_read(new, "solid_status").expect("the timepoint is read");
+    assert_eq!(status["value"], "new");
+    assert_eq!(spanned(&report, &status["span"]), "New");
 }
