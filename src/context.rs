@@ -2615,6 +2615,23 @@ mod setting_tests {
         );
     }
 
+    /// "Lumbar" names where a finding is, not a patient's low back pain: a lumbar finding is
+    /// not weighed for the low back pain imaging criteria on that word (cue "low back pain").
+    #[test]
+    fn a_lumbar_finding_is_not_low_back_pain() {
+        let answer = ground(
+            "MRI LUMBAR SPINE\n\nFINDINGS:\nLumbar spine: 30% anterolisthesis of L4 on L5.\n",
+        );
+        let systems = systems_of(&answer, "anterolisthesis");
+        assert_eq!(systems.first(), Some(&"meyerding-1932"), "{systems:?}");
+        let answer = ground("MRI LUMBAR SPINE\n\nHISTORY: Low back pain with left sciatica.\n\nFINDINGS:\nL4-5: Disc bulge.\n");
+        assert!(
+            answer.finding.cues.contains(&"low back pain"),
+            "{:?}",
+            answer.finding.cues
+        );
+    }
+
     /// A metastasis of an organ is no injury of it: the injury scale is not offered for
     /// "hepatic metastases" in a restaging CT (cue "a lesion, not an injury").
     #[test]
