@@ -2186,7 +2186,11 @@ mod setting_tests {
         answer::ground(&KNOWLEDGE, &query)
     }
 
-    /// The systems of the answer's finding whose text holds `words`.
+    /// The characters of `text` a `[start, end)` span of the answer points at.
+    fn spanned(text: &str, span: [usize; 2]) -> String {
+        text.chars().skip(span[0]).take(span[1] - span[0]).collect()
+    }
+
     /// The first finding of `answer` whose text holds `words`.
     fn finding_with<'a>(answer: &'a Grounding, words: &str) -> &'a answer::FindingContext {
         answer
@@ -2196,6 +2200,7 @@ mod setting_tests {
             .unwrap_or_else(|| panic!("{words}: {:?}", answer.findings))
     }
 
+    /// The systems of the answer's finding whose text holds `words`.
     fn systems_of<'a>(answer: &'a Grounding, words: &str) -> Vec<&'a str> {
         finding_with(answer, words)
             .systems
@@ -2365,12 +2370,7 @@ mod setting_tests {
         let foci = f.inputs.iter().find(|i| i.id == "echogenic_foci");
         let foci = foci.unwrap_or_else(|| panic!("{:?}", f.inputs));
         assert_eq!(foci.value, Given::Choices(vec!["punctate".to_string()]));
-        let at: String = text
-            .chars()
-            .skip(foci.span[0])
-            .take(foci.span[1] - foci.span[0])
-            .collect();
-        assert_eq!(at, "punctate echogenic foci");
+        assert_eq!(spanned(&text, foci.span), "punctate echogenic foci");
         let decided = &f.evaluation.as_ref().unwrap().decided;
         let answers: Vec<&str> = decided.iter().map(|d| d.answer.as_str()).collect();
         assert!(answers.iter().any(|a| a.starts_with("TR5")), "{answers:?}");
@@ -2698,12 +2698,7 @@ mod setting_tests {
         assert_eq!((s.age_years, s.sex), (Some(61.0), Some("female")));
         let read = s.read.iter().find(|r| r.setting == "female").unwrap();
         assert_eq!(read.text, "F");
-        let at: String = report
-            .chars()
-            .skip(read.span[0])
-            .take(read.span[1] - read.span[0])
-            .collect();
-        assert_eq!(at, "F");
+        assert_eq!(spanned(report, read.span), "F");
         // A word stating the sex earlier stays the one read; a lone letter elsewhere is none.
         let s = ground("History: woman, 61 y/o F.\nFindings: 8 mm nodule.").setting;
         assert_eq!(s.sex, Some("female"));
@@ -2726,12 +2721,7 @@ mod setting_tests {
         assert_eq!(s.sex, Some("female"));
         assert_eq!(s.age_years, Some(58.0));
         let cirrhosis = s.read.iter().find(|r| r.setting == "hcc_risk").unwrap();
-        let at: String = report
-            .chars()
-            .skip(cirrhosis.span[0])
-            .take(cirrhosis.span[1] - cirrhosis.span[0])
-            .collect();
-        assert_eq!(at, "cirrhosis");
+        assert_eq!(spanned(report, cirrhosis.span), "cirrhosis");
         // The liver line names no risk; the history does, and LI-RADS governs the observation,
         // its reason the cited scope line.
         let liver = finding_with(&answer, "1.8 cm observation");

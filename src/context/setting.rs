@@ -74,19 +74,15 @@ pub fn read(
     // word of the same sex did.
     if let Some((sex, at)) = age.and_then(|a| a.sex) {
         let span = [spans[at].start, spans[at].end];
+        let stated = Stated {
+            setting: sex,
+            text: chars[span[0]..span[1]].iter().collect(),
+            span,
+        };
         match setting.read.iter_mut().find(|s| s.setting == sex) {
             Some(known) if known.span[0] <= span[0] => {}
-            known => {
-                let stated = Stated {
-                    setting: sex,
-                    text: chars[span[0]..span[1]].iter().collect(),
-                    span,
-                };
-                match known {
-                    Some(known) => *known = stated,
-                    None => setting.read.push(stated),
-                }
-            }
+            Some(known) => *known = stated,
+            None => setting.read.push(stated),
         }
     }
     setting.sex = setting
