@@ -87,13 +87,26 @@ cold_start() {
     READY_MS=$(( ($(date +%s%N) - t0) / 1000000 ))
     [ -n "$FIRST_MS" ] || { cat "$OUT/$name.log" >&2; die "$name did not answer on $url"; }
 }
+# CPU time of the whole workerd process so far (user + system, all threads), in clock ticks.
+TICKS=$(getconf CLK_TCK)
+# (0 without a workerd of this script's: the wrangler dev rows.)
+cpu_ticks() {
+    if [ -n "$WORKERD_PID" ] && [ -r "/proc/$WORKERD_PID/stat" ]; then
+        awk '{ print $14 + $15 }' "/proc/$WORKERD_PID/stat"
+    else
+        echo 0
+    fi
+}
 # One wrk run: load CONNS URL [LUA_SCRIPT ARGS...]; sets RPS, P50, P99 (microseconds),
-# REQUESTS and ERRORS. It starts from a collected heap (collect) unless COLLECTED=1 says the
-# caller has just collected.
+# REQUESTS, ERRORS and CPU_US: the workerd process's CPU time over the run per request, in
+# microseconds (one service is loaded at a time, so it is that service's CPU per request plus
+# the runtime's HTTP work for it; the collection before the run is not counted). It starts
+# from a collected heap (collect) unless COLLECTED=1 says the caller has just collected.
 load() {
     local conns="$1" url="$2"; shift 2
-    local out script=()
+    local out script=() t0
     [ "${COLLECTED:-}" = 1 ] || collect
+    t0=$(cpu_ticks)
     if [ $# -gt 0 ]; then
         script=(-s "$1" "$url" --); shift
     else
@@ -105,6 +118,8 @@ load() {
     P50=$(awk '$1 == "50%" {print $2}' <<<"$out" | to_us)
     P99=$(awk '$1 == "99%" {print $2}' <<<"$out" | to_us)
     ERRORS=$(awk '/Non-2xx|Socket errors/ {print}' <<<"$out")
+    CPU_US=$(awk -v t="$(( $(cpu_ticks) - t0 ))" -v hz="$TICKS" -v n="$REQUESTS" \
+        'BEGIN { printf "%.0f", t * 1000000 / hz / n }')
 }
 # wrk prints 512.00us, 1.20ms or 1.02s; the table says microseconds.
 to_us() {
