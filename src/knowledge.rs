@@ -77,6 +77,8 @@ pub struct Lexicon {
     pub generic_values: &'static [&'static str],
     /// Value words under four letters read all the same ("new").
     pub short_values: &'static [&'static str],
+    /// Words after a number that make it a percentage ("40 percent"), as a `%` does.
+    pub percent_words: &'static [&'static str],
     /// Phrases after a number that make it an age ("67-year-old"; not "2 years ago").
     pub age_words: &'static [&'static str],
     /// Words right before a number that make it an age ("Age: 67").

@@ -877,3 +877,47 @@ fn a_shared_value_goes_to_the_input_the_finding_names_over_http() {
     assert_eq!(status["value"], "new");
     assert_eq!(spanned(&report, &status["span"]), "New");
 }
+
+/// Over HTTP, a percentage written beside the phrase a percentage input is named by
+/// (`named_by`) is read: a lumbar spine's "30% anterolisthesis" gives Meyerding's slip and
+/// grade II, "slip of 40 percent" the same, and two washouts go each to its own input.
+#[test]
+fn a_percentage_beside_the_phrase_that_names_it_is_read_over_http() {
+    let report = "MRI LUMBAR SPINE WITHOUT CONTRAST\n\nHISTORY: 58F, low back pain.\n\n\
+                  FINDINGS:\nAlignment: 30% anterolisthesis of L4 on L5 with bilateral pars \
+                  defects.\nVertebrae: Vertebral body heights are maintained.\n\nIMPRESSION:\n\
+                  1. Grade 2 spondylolisthesis of L4 on L5, slip of 40 percent.\n";
+    let answer = grounded(report);
+    for (text, value, quoted) in [
+        ("30% anterolisthesis", 30.0, "30% anterolisthesis"),
+        ("slip of 40 percent", 40.0, "slip of 40 percent"),
+    ] {
+        let finding = finding_with(&answer, text);
+        assert_eq!(finding["evaluation"]["slug"], "meyerding-1932", "{finding}");
+        let slip = input_read(finding, "slip_percent").unwrap_or_else(|| panic!("{finding}"));
+        assert_eq!(slip["value"], value, "{finding}");
+        assert_eq!(spanned(report, &slip["span"]), quoted);
+        let decided = finding["evaluation"]["decided"].as_array().unwrap();
+        let grade = decided
+            .iter()
+            .find(|d| d["unit"] == "grade_from_percent")
+            .unwrap_or_else(|| panic!("{decided:?}"));
+        assert_eq!(grade["outcome"]["code"], "II", "{grade}");
+    }
+    let report = "CT ABDOMEN ADRENAL PROTOCOL\n\nFINDINGS:\nAdrenals: 2.1 cm left adrenal \
+                  nodule with absolute washout of 65% and relative washout of 45%.\n";
+    let answer = grounded(report);
+    let nodule = finding_with(&answer, "left adrenal nodule");
+    assert_eq!(
+        nodule["evaluation"]["slug"], "acr-if-adrenal-2017",
+        "{nodule}"
+    );
+    for (id, value, quoted) in [
+        ("absolute_washout_pct", 65.0, "absolute washout of 65%"),
+        ("relative_washout_pct", 45.0, "relative washout of 45%"),
+    ] {
+        let read = input_read(nodule, id).unwrap_or_else(|| panic!("{id}: {nodule}"));
+        assert_eq!(read["value"], value, "{nodule}");
+        assert_eq!(spanned(report, &read["span"]), quoted);
+    }
+}

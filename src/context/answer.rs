@@ -779,10 +779,12 @@ impl FindingWords {
         )
     }
 
-    /// The characters `[start, end)` of the words `[a, b)`.
+    /// The characters `[start, end)` of the words `[a, b)`, with a `%` written after the last.
     fn chars_of(&self, (a, b): (usize, usize)) -> Option<[usize; 2]> {
         let words = &self.spans;
-        Some([words.get(a)?.start, words.get(b.checked_sub(1)?)?.end])
+        let last = b.checked_sub(1)?;
+        let percent = self.signs.get(last).map_or(0, |s| usize::from(s.percent));
+        Some([words.get(a)?.start, words.get(last)?.end + percent])
     }
 }
 

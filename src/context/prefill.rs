@@ -633,6 +633,8 @@ thread_local! {
     /// The words of each number input's label before any parenthesis or comma, which
     /// [`fill_named_numbers`] looks for, cut once per isolate.
     static LABEL_NAMES: super::Derived<Vec<Word>> = Default::default();
+    /// The phrases each percentage input is named by ([`named_by`]), cut once per isolate.
+    static NAMED_BY: super::Derived<Vec<Vec<Word>>> = Default::default();
 }
 
 /// [`LengthInput::of`] an input of the corpus, kept for the isolate's life.
@@ -1045,6 +1047,7 @@ pub fn prefill_signed(
         fill_attenuation(lexicon, logic, index, signs, unenhanced, organs, &mut out);
     }
     fill_named_numbers(lexicon, logic, index, organs, &mut out);
+    fill_percentages(lexicon, logic, index, signs, organs, &mut out);
     fill_enums(lexicon, logic, index, organs, &mut out);
     out
 }
@@ -1118,6 +1121,119 @@ fn fill_named_numbers(
     }
 }
 
+/// How many words may stand between a percentage and the phrase that names what it measures
+/// ("30% anterolisthesis", "anterolisthesis of L4 on L5 by 30%").
+const PERCENT_REACH: usize = 6;
+
+/// Fills a percentage input (unit `%`) that the corpus names by report phrases (`named_by`)
+/// from a percentage the finding writes near one of them: a number with a `%` after it or a
+/// `percent_words` word ("30% anterolisthesis", "absolute washout of 65%", "a slip of 40
+/// percent"), given to the input whose phrase stands nearest, within [`PERCENT_REACH`] words
+/// before or after it. A bound ("<10%"), a range ("25-49%", "25 to 49%"), a percentage as
+/// near to two inputs' phrases, or one input given two different percentages, fills nothing.
+fn fill_percentages(
+    lexicon: &'static Lexicon,
+    logic: &'static Logic,
+    index: &text::WordIndex,
+    signs: Option<&[Sign]>,
+    organs: &[&str],
+    out: &mut Filled,
+) {
+    let inputs: Vec<&Input> = logic
+        .inputs
+        .iter()
+        .filter(|i| !i.named_by.is_empty() && i.derived_from.is_none())
+        .filter(|i| !out.inputs.contains_key(&i.id))
+        .collect();
+    if inputs.is_empty() {
+        return;
+    }
+    let words = index.words();
+    let sign_of = |i: usize| signs.and_then(|s| s.get(i)).copied().unwrap_or_default();
+    // Each percentage: its value and the words it takes (the number, and a percent word).
+    let stated: Vec<(f64, usize, usize)> = words
+        .iter()
+        .enumerate()
+        .filter_map(|(i, w)| {
+            let value = plain_number(w.as_str())?;
+            let sign = sign_of(i);
+            let word = words
+                .get(i + 1)
+                .is_some_and(|n| lexicon.percent_words.contains(&n.as_str()));
+            let to_range =
+                i >= 2 && words[i - 1] == "to" && plain_number(words[i - 2].as_str()).is_some();
+            if !(sign.percent > 0 || word) || sign.bound || sign.range_end || to_range {
+                return None;
+            }
+            Some((value, i, if word { i + 2 } else { i + 1 }))
+        })
+        .collect();
+    if stated.is_empty() {
+        return;
+    }
+    // The organ of a percentage is its label's name's ("Spleen: subcapsular haematoma"): the
+    // rest of a label says how it is measured ("% of the lower vertebral body's length").
+    let inputs: Vec<&Input> = inputs
+        .into_iter()
+        .filter(|i| {
+            let named = organs_of(lexicon, &text::WordIndex::new(label_name(lexicon, i)));
+            organs.is_empty() || named.is_empty() || named.iter().any(|o| organs.contains(o))
+        })
+        .collect();
+    // Where each input's phrases stand: (input, start, end).
+    let mut named: Vec<(usize, usize, usize)> = Vec::new();
+    for (k, input) in inputs.iter().enumerate() {
+        for phrase in named_by(lexicon, input) {
+            named.extend(index.starts(phrase).map(|at| (k, at, at + phrase.len())));
+        }
+    }
+    let mut given: Vec<(usize, f64, usize, usize)> = Vec::new();
+    for &(value, at, end) in &stated {
+        // Words between, then the side: of a phrase before and one after as near, the one
+        // before names it ("absolute washout of 65% and relative washout of 45%").
+        let gap = |&(_, start, stop): &(usize, usize, usize)| {
+            if stop <= at {
+                Some((at - stop, 0))
+            } else if start >= end {
+                Some((start - end, 1))
+            } else {
+                None
+            }
+        };
+        let Some(nearest) = named.iter().filter_map(gap).min() else {
+            continue;
+        };
+        let mut closest = named.iter().filter(|n| gap(n) == Some(nearest));
+        let Some(&(k, start, stop)) = closest.next() else {
+            continue;
+        };
+        if nearest.0 > PERCENT_REACH || closest.any(|n| n.0 != k) {
+            continue;
+        }
+        let input = inputs[k];
+        let within = input.min.is_none_or(|m| value >= m) && input.max.is_none_or(|m| value <= m);
+        if within {
+            given.push((k, value, start.min(at), stop.max(end)));
+        }
+    }
+    for (k, input) in inputs.iter().enumerate() {
+        let mut values = given.iter().filter(|g| g.0 == k);
+        let Some(&(_, value, start, end)) = values.next() else {
+            continue;
+        };
+        if values.all(|g| g.1 == value) {
+            out.put(&input.id, Given::Number(value), (start, end));
+        }
+    }
+}
+
+/// The folded phrases an input is named by in reports (`named_by`), kept for the isolate's life.
+fn named_by(lexicon: &'static Lexicon, input: &'static Input) -> &'static [Vec<Word>] {
+    super::derived::<Vec<Vec<Word>>>(&NAMED_BY, (super::at(lexicon), super::at(input)), || {
+        input.named_by.iter().map(|p| text::words(p)).collect()
+    })
+}
+
 /// Fills an attenuation input (unit HU) from the one attenuation the finding states ("12 HU",
 /// "-15 HU", "45 Hounsfield units") when the words of its label that say when it is measured
 /// ("unenhanced", "non contrast") are all in the finding, or, those that say it is measured
@@ -1186,6 +1302,11 @@ fn fill_attenuation(
 pub struct Sign {
     pub minus: bool,
     pub bound: bool,
+    /// A `%` written right after the word ("30%", "30 %"): the characters from the word's end
+    /// to past it (1 or 2; 0 for none).
+    pub percent: u8,
+    /// The word ends a range written with a dash ("49" of "25-49%").
+    pub range_end: bool,
 }
 
 /// The comparison signs that make the number after them a bound.
@@ -1211,9 +1332,22 @@ pub fn signs(spans: &[text::Span], chars: &[char]) -> Vec<Sign> {
                 .rev()
                 .find(|c| **c != ' ')
                 .is_some_and(|c| BOUND_SIGNS.contains(c));
+            let after = |k: usize| chars.get(w.end + k).copied();
+            let percent = match (after(0), after(1)) {
+                (Some('%'), _) => 1,
+                (Some(' '), Some('%')) => 2,
+                _ => 0,
+            };
+            let range_end = matches!(before, Some('-') | Some('\u{2013}'))
+                && w.start
+                    .checked_sub(2)
+                    .and_then(|i| chars.get(i))
+                    .is_some_and(char::is_ascii_digit);
             Sign {
                 minus: sign && lead,
                 bound,
+                percent,
+                range_end,
             }
         })
         .collect()
@@ -1947,6 +2081,88 @@ mod tests {
         assert_eq!(
             choice(&l, "exam_incomplete"),
             Some("infectious_inflammatory")
+        );
+    }
+
+    /// A percentage is read for the input the corpus names by a phrase next to it
+    /// (`named_by`): written with `%` or a percent word, before or after the phrase; a bound,
+    /// a range, or a percentage as near to two inputs' phrases reads nothing.
+    #[test]
+    fn a_percentage_goes_to_the_input_a_phrase_beside_it_names() {
+        let slip = |text: &str| number(&read_signed("meyerding-1932", text), "slip_percent");
+        assert_eq!(slip("30% anterolisthesis of L4 on L5."), Some(30.0));
+        assert_eq!(
+            slip("Grade 1 (25 %) anterolisthesis of L4 on L5."),
+            Some(25.0)
+        );
+        assert_eq!(
+            slip("Spondylolisthesis of L5 on S1, slip of 40 percent."),
+            Some(40.0)
+        );
+        assert_eq!(
+            slip("Anterolisthesis of L4 on L5 by approximately 20%."),
+            Some(20.0)
+        );
+        // Without a percent sign or word, a number is not a percentage ("4 mm").
+        assert_eq!(slip("Anterolisthesis of L4 on L5 by 4 mm."), None);
+        assert_eq!(slip("Anterolisthesis of L4 on L5 measuring 4."), None);
+        // A bound, a range, two different percentages: nothing.
+        assert_eq!(slip("Anterolisthesis of L4 on L5, less than <25%."), None);
+        assert_eq!(slip("Anterolisthesis of L4 on L5 of 25-49%."), None);
+        assert_eq!(
+            slip("Anterolisthesis of L4 on L5 of 25 to 49 percent."),
+            None
+        );
+        assert_eq!(
+            slip("20% anterolisthesis of L3 on L4 and 35% anterolisthesis of L4 on L5."),
+            None
+        );
+        // Too far from the phrase.
+        assert_eq!(
+            slip("Anterolisthesis of L4 on L5. The disc space is narrowed and the canal is 60% of its normal width."),
+            None
+        );
+        // Each percentage to the phrase nearest it.
+        let adrenal = read_signed(
+            "acr-if-adrenal-2017",
+            "Left adrenal nodule with absolute washout of 65% and relative washout of 45%.",
+        );
+        assert_eq!(
+            number(&adrenal, "absolute_washout_pct"),
+            Some(65.0),
+            "{adrenal:?}"
+        );
+        assert_eq!(
+            number(&adrenal, "relative_washout_pct"),
+            Some(45.0),
+            "{adrenal:?}"
+        );
+        // "washout 65%" alone names neither.
+        let adrenal = read_signed("acr-if-adrenal-2017", "Left adrenal nodule, washout 65%.");
+        assert_eq!(
+            number(&adrenal, "absolute_washout_pct"),
+            None,
+            "{adrenal:?}"
+        );
+        assert_eq!(
+            number(&adrenal, "relative_washout_pct"),
+            None,
+            "{adrenal:?}"
+        );
+        // The organ picks between two inputs named alike.
+        let spleen = read_signed(
+            "aast-ois-2018",
+            "Splenic subcapsular hematoma covering approximately 30% of the surface area.",
+        );
+        assert_eq!(
+            number(&spleen, "spleen_subcapsular_hematoma_pct"),
+            Some(30.0),
+            "{spleen:?}"
+        );
+        assert_eq!(
+            number(&spleen, "liver_subcapsular_hematoma_pct"),
+            None,
+            "{spleen:?}"
         );
     }
 }

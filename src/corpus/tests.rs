@@ -275,6 +275,37 @@ fn only_a_multi_input_is_listed() {
 }
 
 #[test]
+fn only_a_percentage_input_is_named_by_report_phrases() {
+    // size_mm is a number in mm: its sizes are read by their own rules.
+    assert_fails(
+        |s| s["inputs"][0]["named_by"] = json!(["size"]),
+        "$.inputs[0].named_by",
+        "only a number input in % is named by report phrases",
+    );
+    let percent = |s: &mut Value| s["inputs"][0]["unit"] = json!("%");
+    assert_fails(
+        |s| {
+            percent(s);
+            s["inputs"][0]["named_by"] = json!(["Slip"]);
+        },
+        "$.inputs[0].named_by[0]",
+        "must be folded words",
+    );
+    assert_fails(
+        |s| {
+            percent(s);
+            s["inputs"][0]["named_by"] = json!(["slip", "slip"]);
+        },
+        "$.inputs[0].named_by[1]",
+        "duplicate phrase",
+    );
+    let mut system = fixture();
+    percent(&mut system);
+    system["inputs"][0]["named_by"] = json!(["slip", "anterolisthesis"]);
+    assert_eq!(problems_for(&system, "test-rads-2020\n", None), vec![]);
+}
+
+#[test]
 fn enum_value_outside_schema() {
     assert_fails(
         |s| s["family"] = json!("guideline"),

@@ -428,6 +428,13 @@ line_struct! {
         /// rest are absent).
         #[serde(default, skip_serializing_if = "std::ops::Not::not")]
         pub listed: bool,
+        /// For a percentage input (a number input in `%`): the phrases a report names what it
+        /// measures by ("anterolisthesis" for a slip, "absolute washout"), so a percentage a
+        /// finding writes next to one of them ("30% anterolisthesis", "absolute washout of
+        /// 65%") is read as the input's value. Unnamed, a percentage input is read only where
+        /// the finding names its label before its number.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        pub named_by: Vec<String>,
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         pub codes: Vec<Code>,
     }

@@ -311,6 +311,30 @@ impl Checker<'_> {
                     "only a multi input is listed (its values read as the whole list)",
                 );
             }
+            if !input.named_by.is_empty() {
+                if input.kind != InputType::Number || input.unit.as_deref() != Some("%") {
+                    self.fail(
+                        format!("{path}.named_by"),
+                        "only a number input in % is named by report phrases",
+                    );
+                }
+                let mut seen = BTreeSet::new();
+                for (j, phrase) in input.named_by.iter().enumerate() {
+                    let folded = crate::text::joined(phrase);
+                    if folded.is_empty() || folded != *phrase {
+                        self.fail(
+                            format!("{path}.named_by[{j}]"),
+                            format!("'{phrase}' must be folded words (lower case, single spaces)"),
+                        );
+                    }
+                    if !seen.insert(folded) {
+                        self.fail(
+                            format!("{path}.named_by[{j}]"),
+                            format!("duplicate phrase '{phrase}'"),
+                        );
+                    }
+                }
+            }
             match input.kind {
                 InputType::Enum | InputType::Multi => {
                     if input.values.is_empty() {
