@@ -921,3 +921,38 @@ fn a_percentage_beside_the_phrase_that_names_it_is_read_over_http() {
         assert_eq!(spanned(report, &read["span"]), quoted);
     }
 }
+
+/// Over HTTP, a COMMUNICATION section (who was told what) restates findings and reports none:
+/// "The new liver lesion was discussed ..." is no finding, and the lesion itself, reported in
+/// the findings, still is.
+#[test]
+fn a_communication_section_reports_no_finding_over_http() {
+    let report = "CT ABDOMEN AND PELVIS WITH CONTRAST\n\nHISTORY: Colorectal cancer follow-up.\n\n\
+                  FINDINGS:\nLiver: A new 11 mm hypoattenuating lesion in segment 8.\n\n\
+                  IMPRESSION:\n1. New 11 mm segment 8 liver lesion, indeterminate.\n\n\
+                  COMMUNICATION: The new liver lesion was discussed by telephone with the \
+                  referring nurse specialist on the day of reporting.\n";
+    let answer = grounded(report);
+    let texts: Vec<&str> = answer["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["text"].as_str().unwrap())
+        .collect();
+    assert!(
+        texts
+            .iter()
+            .any(|t| t.contains("11 mm hypoattenuating lesion")),
+        "{texts:?}"
+    );
+    assert!(!texts.iter().any(|t| t.contains("discussed")), "{texts:?}");
+    // Without the heading the same line is read as a finding, so the heading is what counts.
+    let answer = grounded(&report.replace("COMMUNICATION: ", ""));
+    let texts: Vec<&str> = answer["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["text"].as_str().unwrap())
+        .collect();
+    assert!(texts.iter().any(|t| t.contains("discussed")), "{texts:?}");
+}

@@ -40,10 +40,11 @@ pub fn bare_heading(line: &str, words: &[Word]) -> bool {
     !words.is_empty() && words.len() <= 4 && line.trim_end().ends_with(':')
 }
 
-/// Whether a section is one paragraph: the history and the sections that describe the
-/// examination (technique, comparison).
+/// Whether a section is one paragraph: the history, the sections that describe the
+/// examination (technique, comparison) and the communication of results.
 fn is_one_paragraph(kind: SectionKind) -> bool {
-    kind == SectionKind::History || kind.describes_the_examination()
+    matches!(kind, SectionKind::History | SectionKind::Communication)
+        || kind.describes_the_examination()
 }
 
 /// The sections of a text, in order; every character belongs to one.
@@ -206,6 +207,21 @@ mod tests {
                 Some(SectionKind::History),
                 Some(SectionKind::Findings),
                 Some(SectionKind::Impression)
+            ]
+        );
+        // The communication of results is a section of its own, one paragraph long.
+        let text = "FINDINGS:\nLiver: 11 mm lesion.\nIMPRESSION:\n1. New liver lesion.\n\n\
+                    COMMUNICATION: The new liver lesion was discussed with Dr A.\n\n\
+                    Critical result notification: called at 10:15.\n";
+        let kinds: Vec<Option<SectionKind>> =
+            sections(&LEXICON, text).iter().map(|s| s.kind).collect();
+        assert_eq!(
+            kinds,
+            [
+                Some(SectionKind::Findings),
+                Some(SectionKind::Impression),
+                Some(SectionKind::Communication),
+                Some(SectionKind::Communication)
             ]
         );
         // An organ label is not a heading; a one-line finding is one section of no kind.

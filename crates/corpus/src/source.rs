@@ -136,6 +136,9 @@ pub enum SectionKind {
     Comparison,
     Findings,
     Impression,
+    /// Who was told what, and when ("COMMUNICATION: The new liver lesion was discussed with
+    /// ..."): it restates findings for the record and reports none of its own.
+    Communication,
 }
 
 impl SectionKind {
