@@ -249,6 +249,8 @@ pub struct Finding {
     pub read: String,
     /// What the text rules out (negated, historical, hypothetical, about a relative).
     pub ruled_out: Vec<assertion::RuledOut>,
+    /// What the text hedges ("possible", "cannot be excluded"): read, but stated as no fact.
+    pub hedged: Vec<assertion::RuledOut>,
     /// The findings of a report, each with its own systems (impression first).
     pub groups: Vec<findings::Group>,
     /// Findings past [`findings::MAX_FINDINGS`], not grounded.
@@ -623,6 +625,7 @@ pub fn rank_with_withheld(
         &reading.hedged,
         &finding.ruled_out,
     );
+    finding.hedged = reading.hedged;
     // A report of several findings offers its findings' systems, not the whole text's: after
     // the systems asked for, each finding's first system in the findings' order
     // (impression first), then each one's second, then third. A system that only a ruled-out

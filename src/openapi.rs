@@ -1013,7 +1013,7 @@ fn components() -> Value {
             "scope": { "type": "array", "items": { "$ref": "#/components/schemas/Line" } },
             "inputs": { "type": "array", "items": { "type": "object", "required": ["id", "label", "type"], "properties": {
                 "listed": { "type": "boolean", "description": "A multi input whose values a report lists for a finding: grounding reads every value a finding states as its whole list. Absent: false." },
-                "named_by": { "type": "array", "items": { "type": "string" }, "description": "For a number input in %: the phrases a report names what it measures by; grounding reads a percentage written near one of them. Absent: none." } } } },
+                "named_by": { "type": "array", "items": { "type": "string" }, "description": "For a number input in % or a boolean input about a finding: the phrases a report names it by. Grounding reads a percentage written near one of them, and a boolean true where a finding states one of them, neither ruled out nor hedged. Absent: none." } } } },
             "decision_units": { "type": "array", "items": { "type": "object", "required": ["id", "title", "inputs", "rules"], "properties": {
                 "rules": { "type": "array", "items": { "type": "object", "required": ["when", "text", "citation", "locator", "consensus", "verification"], "properties": {
                     "outcome": { "type": "string" }, "result": { "type": "string" },

@@ -956,3 +956,40 @@ fn a_communication_section_reports_no_finding_over_http() {
         .collect();
     assert!(texts.iter().any(|t| t.contains("discussed")), "{texts:?}");
 }
+
+/// Over HTTP, a boolean input the corpus names by report phrases (`named_by`) is read true
+/// where a finding states it, false where the finding rules it out, and not at all where the
+/// finding hedges it.
+#[test]
+fn a_named_flag_is_read_true_only_where_stated_unhedged_over_http() {
+    let report = |tail: &str| {
+        format!(
+            "MRI ABDOMEN WITH AND WITHOUT CONTRAST\n\nFINDINGS:\nKidneys: 3.1 cm cystic mass in \
+             the left kidney with thin septa{tail}.\n"
+        )
+    };
+    let stated = report(" and an enhancing nodule");
+    let answer = grounded(&stated);
+    let mass = finding_with(&answer, "cystic mass");
+    assert_eq!(mass["evaluation"]["slug"], "bosniak-v2019", "{mass}");
+    let nodule = input_read(mass, "enhancing_nodule").unwrap_or_else(|| panic!("{mass}"));
+    assert_eq!(nodule["value"], true, "{mass}");
+    assert_eq!(spanned(&stated, &nodule["span"]), "enhancing nodule");
+    let answer = grounded(&report(" and no enhancing nodule"));
+    let mass = finding_with(&answer, "cystic mass");
+    let nodule = input_read(mass, "enhancing_nodule").unwrap_or_else(|| panic!("{mass}"));
+    assert_eq!(nodule["value"], false, "{mass}");
+    for hedge in [
+        "; a possible enhancing nodule",
+        "; an enhancing nodule cannot be excluded",
+    ] {
+        let answer = grounded(&report(hedge));
+        for finding in answer["findings"].as_array().unwrap() {
+            let mut read = finding["inputs"].as_array().into_iter().flatten();
+            assert!(
+                read.all(|i| i["id"] != "enhancing_nodule"),
+                "{hedge}: {finding}"
+            );
+        }
+    }
+}

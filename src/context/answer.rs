@@ -679,15 +679,29 @@ impl FindingWords {
     /// place the report states it. An age a finding states is most often a guideline's ("no
     /// further evaluation (<1.5 cm, age >35)"); it counts only when the report states none.
     /// `ruled`: the text's ruled-out phrases, of which those it negates within `span` are the
-    /// finding's.
+    /// finding's; `hedged`: the text's hedged phrases, whose words (marked in their signs) state
+    /// no input true.
     fn of(
         own: Vec<text::Span>,
         report_age: &[text::Span],
         original: &[char],
         span: [usize; 2],
         ruled: &[RuledOut],
+        hedged: &[RuledOut],
     ) -> FindingWords {
         let spans: Vec<text::Span> = report_age.iter().cloned().chain(own).collect();
+        let mut signs = prefill::signs(&spans, original);
+        // A word of a phrase the finding hedges, or of its trigger, states nothing as a fact.
+        let hedges: Vec<[usize; 2]> = hedged
+            .iter()
+            .filter(|h| h.span[0] >= span[0] && h.span[1] <= span[1])
+            .flat_map(|h| [h.span, h.trigger_span])
+            .collect();
+        for (sign, word) in signs.iter_mut().zip(&spans) {
+            sign.hedged = hedges
+                .iter()
+                .any(|&[from, to]| word.start >= from && word.end <= to);
+        }
         let negated = ruled
             .iter()
             .filter(|r| r.assertion == crate::knowledge::Category::Negated)
@@ -706,7 +720,7 @@ impl FindingWords {
             .collect();
         FindingWords {
             folded: spans.iter().map(|w| w.text.clone()).collect(),
-            signs: prefill::signs(&spans, original),
+            signs,
             spans,
             negated,
             unenhanced: false,
@@ -828,7 +842,7 @@ impl History {
         let patients = setting::patients_words(&cut, ruled, None);
         let folded: Vec<Word> = patients.iter().map(|w| w.text.clone()).collect();
         History {
-            words: FindingWords::of(own, &[], original, [0, 0], &[]),
+            words: FindingWords::of(own, &[], original, [0, 0], &[], &[]),
             read: Default::default(),
             settings: setting::stated(knowledge, &patients, &folded),
         }
@@ -1014,6 +1028,7 @@ pub fn ground(knowledge: &Knowledge, query: &ContextQuery) -> Grounding {
                     &original,
                     g.span,
                     &finding.ruled_out,
+                    &finding.hedged,
                 )
             })
         })

@@ -1048,6 +1048,9 @@ pub fn prefill_signed(
     }
     fill_named_numbers(lexicon, logic, index, organs, &mut out);
     fill_percentages(lexicon, logic, index, signs, organs, &mut out);
+    if let Some(signs) = signs {
+        fill_named_flags(lexicon, logic, index, signs, organs, &mut out);
+    }
     fill_enums(lexicon, logic, index, organs, &mut out);
     out
 }
@@ -1142,8 +1145,8 @@ fn fill_percentages(
     let inputs: Vec<&Input> = logic
         .inputs
         .iter()
-        .filter(|i| !i.named_by.is_empty() && i.derived_from.is_none())
-        .filter(|i| !out.inputs.contains_key(&i.id))
+        .filter(|i| i.kind == InputType::Number && !i.named_by.is_empty())
+        .filter(|i| i.derived_from.is_none() && !out.inputs.contains_key(&i.id))
         .collect();
     if inputs.is_empty() {
         return;
@@ -1171,14 +1174,9 @@ fn fill_percentages(
     if stated.is_empty() {
         return;
     }
-    // The organ of a percentage is its label's name's ("Spleen: subcapsular haematoma"): the
-    // rest of a label says how it is measured ("% of the lower vertebral body's length").
     let inputs: Vec<&Input> = inputs
         .into_iter()
-        .filter(|i| {
-            let named = organs_of(lexicon, &text::WordIndex::new(label_name(lexicon, i)));
-            organs.is_empty() || named.is_empty() || named.iter().any(|o| organs.contains(o))
-        })
+        .filter(|i| name_concerns(lexicon, i, organs))
         .collect();
     // Where each input's phrases stand: (input, start, end).
     let mut named: Vec<(usize, usize, usize)> = Vec::new();
@@ -1223,6 +1221,52 @@ fn fill_percentages(
         };
         if values.all(|g| g.1 == value) {
             out.put(&input.id, Given::Number(value), (start, end));
+        }
+    }
+}
+
+/// Whether an input's label names, before its parenthesis or comma, one of `organs` or no
+/// organ at all ("Spleen: shattered spleen" is the spleen's; a percentage's label may say how
+/// it is measured after that, "% of the lower vertebral body's length").
+fn name_concerns(lexicon: &'static Lexicon, input: &'static Input, organs: &[&str]) -> bool {
+    let named = organs_of(lexicon, &text::WordIndex::new(label_name(lexicon, input)));
+    organs.is_empty() || named.is_empty() || named.iter().any(|o| organs.contains(o))
+}
+
+/// Fills a boolean input the corpus names by report phrases (`named_by`) true where the
+/// finding states one of them: not ruled out (those words are not read), and no word of it
+/// hedged ("*possible* enhancing nodule", "tumour in vein *cannot be excluded*"), so read only
+/// where the reader knows the text's hedges (`signs`). "Cystic renal mass with an enhancing
+/// nodule" gives Bosniak's `enhancing_nodule` true.
+fn fill_named_flags(
+    lexicon: &'static Lexicon,
+    logic: &'static Logic,
+    index: &text::WordIndex,
+    signs: &[Sign],
+    organs: &[&str],
+    out: &mut Filled,
+) {
+    let inputs = logic.inputs.iter().filter(|i| {
+        i.kind == InputType::Boolean && !i.named_by.is_empty() && i.derived_from.is_none()
+    });
+    for input in inputs {
+        if out.inputs.contains_key(&input.id) {
+            continue;
+        }
+        let stated = named_by(lexicon, input).iter().find_map(|phrase| {
+            index
+                .starts(phrase)
+                .map(|at| (at, at + phrase.len()))
+                .find(|&(at, end)| {
+                    !signs
+                        .get(at..end)
+                        .is_some_and(|s| s.iter().any(|s| s.hedged))
+                })
+        });
+        if let Some(span) = stated {
+            if name_concerns(lexicon, input, organs) {
+                out.put(&input.id, Given::Flag(true), span);
+            }
         }
     }
 }
@@ -1307,6 +1351,9 @@ pub struct Sign {
     pub percent: u8,
     /// The word ends a range written with a dash ("49" of "25-49%").
     pub range_end: bool,
+    /// The word is in a phrase the text hedges, or its trigger ("*possible* enhancing
+    /// nodule"): set by the reader of a report, which knows its assertions.
+    pub hedged: bool,
 }
 
 /// The comparison signs that make the number after them a bound.
@@ -1348,6 +1395,7 @@ pub fn signs(spans: &[text::Span], chars: &[char]) -> Vec<Sign> {
                 bound,
                 percent,
                 range_end,
+                hedged: false,
             }
         })
         .collect()
@@ -1725,11 +1773,27 @@ mod tests {
 
     /// [`prefill_signed`] over a text whose characters are known.
     fn read_signed(slug: &str, text: &str) -> Inputs {
+        read_hedged(slug, text, &[])
+    }
+
+    /// [`read_signed`] with the words of `hedged` (text as written) marked hedged, as the
+    /// reader of a report marks them.
+    fn read_hedged(slug: &str, text: &str, hedged: &[&str]) -> Inputs {
         let index = SYSTEMS.iter().position(|s| s.slug == slug).unwrap();
         let spans = text::spans(text);
         let chars: Vec<char> = text.chars().collect();
         let words: Vec<Word> = spans.iter().map(|w| w.text.clone()).collect();
-        let signs = signs(&spans, &chars);
+        let mut signs = signs(&spans, &chars);
+        for phrase in hedged {
+            let from = text.find(phrase).unwrap();
+            let (from, to) = (
+                text[..from].chars().count(),
+                text[..from + phrase.len()].chars().count(),
+            );
+            for (sign, w) in signs.iter_mut().zip(&spans) {
+                sign.hedged |= w.start >= from && w.end <= to;
+            }
+        }
         let index_of_words = text::WordIndex::new(&words);
         prefill_signed(
             &LEXICON,
@@ -2164,5 +2228,50 @@ mod tests {
             None,
             "{spleen:?}"
         );
+    }
+
+    /// A boolean input the corpus names by report phrases (`named_by`) is true where the
+    /// finding states one of them, unhedged, about the input's organ.
+    #[test]
+    fn a_named_flag_is_true_where_the_finding_states_it_unhedged() {
+        let nodule = |inputs: &Inputs| inputs.get("enhancing_nodule").cloned();
+        let text = "Left renal cystic mass with thin septa and an enhancing mural nodule.";
+        assert_eq!(
+            nodule(&read_signed("bosniak-v2019", text)),
+            Some(Given::Flag(true))
+        );
+        // Hedged, it states nothing.
+        let f = read_hedged("bosniak-v2019", text, &["an enhancing mural nodule"]);
+        assert_eq!(nodule(&f), None, "{f:?}");
+        let text = "Left renal cystic mass; an enhancing nodule cannot be excluded.";
+        let f = read_hedged(
+            "bosniak-v2019",
+            text,
+            &["an enhancing nodule", "cannot be excluded"],
+        );
+        assert_eq!(nodule(&f), None, "{f:?}");
+        // Without the characters (no signs), no flag is read: its hedges are not known.
+        assert_eq!(
+            nodule(&read(
+                "bosniak-v2019",
+                "Cystic mass with an enhancing nodule."
+            )),
+            None
+        );
+        // The organ the label names picks the input: a liver's capsular tear is not the
+        // spleen's.
+        let f = read_signed("aast-ois-2018", "Splenic laceration with a capsular tear.");
+        assert_eq!(
+            f.get("spleen_capsular_tear"),
+            Some(&Given::Flag(true)),
+            "{f:?}"
+        );
+        let f = read_signed("aast-ois-2018", "Liver laceration with a capsular tear.");
+        assert_eq!(f.get("spleen_capsular_tear"), None, "{f:?}");
+        let f = read_signed(
+            "modified-fisher-2006",
+            "Diffuse thick subarachnoid hemorrhage with intraventricular hemorrhage.",
+        );
+        assert_eq!(f.get("ivh_present"), Some(&Given::Flag(true)), "{f:?}");
     }
 }

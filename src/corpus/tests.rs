@@ -280,7 +280,7 @@ fn only_a_percentage_input_is_named_by_report_phrases() {
     assert_fails(
         |s| s["inputs"][0]["named_by"] = json!(["size"]),
         "$.inputs[0].named_by",
-        "only a number input in % is named by report phrases",
+        "only a number input in % or a boolean input about a finding is named by report phrases",
     );
     let percent = |s: &mut Value| s["inputs"][0]["unit"] = json!("%");
     assert_fails(

@@ -431,11 +431,13 @@ line_struct! {
         /// rest are absent).
         #[serde(default, skip_serializing_if = "std::ops::Not::not")]
         pub listed: bool,
-        /// For a percentage input (a number input in `%`): the phrases a report names what it
-        /// measures by ("anterolisthesis" for a slip, "absolute washout"), so a percentage a
-        /// finding writes next to one of them ("30% anterolisthesis", "absolute washout of
-        /// 65%") is read as the input's value. Unnamed, a percentage input is read only where
-        /// the finding names its label before its number.
+        /// The phrases a report names the input by. For a percentage input (a number input in
+        /// `%`): what it measures ("anterolisthesis" for a slip, "absolute washout"), so a
+        /// percentage a finding writes next to one of them ("30% anterolisthesis", "absolute
+        /// washout of 65%") is its value; unnamed, it is read only where the finding names its
+        /// label before its number. For a boolean input about a finding: what states it
+        /// ("enhancing nodule"), so a finding that writes one, neither ruled out nor hedged,
+        /// makes it true; unnamed, a boolean is only read false.
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         pub named_by: Vec<String>,
         #[serde(default, skip_serializing_if = "Vec::is_empty")]

@@ -312,10 +312,12 @@ impl Checker<'_> {
                 );
             }
             if !input.named_by.is_empty() {
-                if input.kind != InputType::Number || input.unit.as_deref() != Some("%") {
+                let percent = input.kind == InputType::Number && input.unit.as_deref() == Some("%");
+                let flag = input.kind == InputType::Boolean && input.about.is_none();
+                if !percent && !flag {
                     self.fail(
                         format!("{path}.named_by"),
-                        "only a number input in % is named by report phrases",
+                        "only a number input in % or a boolean input about a finding is named by report phrases",
                     );
                 }
                 let mut seen = BTreeSet::new();
