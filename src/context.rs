@@ -1650,6 +1650,26 @@ mod tests {
             !aorta.contains("fleischner") && !aorta.contains("lung-rads"),
             "{aorta}"
         );
+        // A size that measures a part of the lesion before it (`part_words`: "mural",
+        // "component", ...) does not start a finding of its own after "and".
+        let report = "FINDINGS:\nKidneys: 3.1 cm cystic mass in the left kidney with thin septa \
+                      and a 5 mm enhancing mural nodule.\nOvaries: 4 cm cyst and a 12 mm solid \
+                      component.\n";
+        let json = to_json(&q(report));
+        let texts: Vec<&str> = json["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f["text"].as_str().unwrap())
+            .collect();
+        assert!(
+            texts.contains(&"3.1 cm cystic mass in the left kidney with thin septa and a 5 mm enhancing mural nodule"),
+            "{texts:?}"
+        );
+        assert!(
+            texts.contains(&"4 cm cyst and a 12 mm solid component"),
+            "{texts:?}"
+        );
     }
 
     /// A clause that only names a system and its category reports the finding that system

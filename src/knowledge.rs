@@ -79,6 +79,8 @@ pub struct Lexicon {
     pub short_values: &'static [&'static str],
     /// Words after a number that make it a percentage ("40 percent"), as a `%` does.
     pub percent_words: &'static [&'static str],
+    /// Words after a size that make what it measures a part of the lesion before it ("mural").
+    pub part_words: &'static [&'static str],
     /// Phrases after a number that make it an age ("67-year-old"; not "2 years ago").
     pub age_words: &'static [&'static str],
     /// Words right before a number that make it an age ("Age: 67").

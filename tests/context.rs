@@ -975,6 +975,17 @@ fn a_named_flag_is_read_true_only_where_stated_unhedged_over_http() {
     let nodule = input_read(mass, "enhancing_nodule").unwrap_or_else(|| panic!("{mass}"));
     assert_eq!(nodule["value"], true, "{mass}");
     assert_eq!(spanned(&stated, &nodule["span"]), "enhancing nodule");
+    // A sized mural nodule after "and" is the mass's part (`part_words`), not a finding of its
+    // own, so the mass's Bosniak reads it.
+    let sized = report(" and a 5 mm enhancing mural nodule");
+    let answer = grounded(&sized);
+    let mass = finding_with(&answer, "cystic mass");
+    assert!(
+        mass["text"].as_str().unwrap().ends_with("mural nodule"),
+        "{mass}"
+    );
+    let nodule = input_read(mass, "enhancing_nodule").unwrap_or_else(|| panic!("{mass}"));
+    assert_eq!(nodule["value"], true, "{mass}");
     let answer = grounded(&report(" and no enhancing nodule"));
     let mass = finding_with(&answer, "cystic mass");
     let nodule = input_read(mass, "enhancing_nodule").unwrap_or_else(|| panic!("{mass}"));

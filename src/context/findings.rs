@@ -123,10 +123,14 @@ fn sentences(chars: &[char], from: usize, to: usize) -> Vec<(usize, usize)> {
     out
 }
 
+/// How many words after a size a part word (`lexicon.json`'s `part_words`) may stand.
+const PART_REACH: usize = 3;
+
 /// The clauses of a sentence `[from, to)` that report findings of their own: a sentence is cut
 /// at a joining word of the lexicon ("and") that follows a size and is followed by one ("Stable
 /// 3 cm adrenal lesion and 2 cm renal angiomyolipoma"), so each finding is grounded alone; "a
-/// 2 cm cyst with a 5 mm mural nodule" stays one finding. Each clause comes with its words,
+/// 2 cm cyst with a 5 mm mural nodule" stays one finding, and so does "a 3 cm cystic mass with
+/// thin septa and a 5 mm enhancing mural nodule" (a part word after the size). Each clause comes with its words,
 /// cut once with the sentence's (a clause starts and ends at a word).
 fn clauses(
     knowledge: &Knowledge,
@@ -149,11 +153,18 @@ fn clauses(
             continue;
         }
         let before = sizes.iter().any(|z| z.at >= since && z.end <= k);
-        // The next size starts the clause, after an article at most.
+        // The next size starts the clause, after an article at most, unless what it measures
+        // is a part of the lesion before it (a part word within the next few words: "and a 5
+        // mm enhancing mural nodule").
+        let part = |end: usize| {
+            folded[end..(end + PART_REACH).min(folded.len())]
+                .iter()
+                .any(|w| knowledge.lexicon.part_words.contains(&w.as_str()))
+        };
         let after = sizes
             .iter()
             .find(|z| z.at > k)
-            .is_some_and(|z| z.at <= k + 2);
+            .is_some_and(|z| z.at <= k + 2 && !part(z.end));
         if before && after && k + 1 < words.len() {
             cuts.push((start, words[k].start, since, k));
             start = words[k + 1].start;

@@ -212,6 +212,12 @@ pub struct Lexicon {
     /// percent"): what a percentage input (`named_by`) reads.
     #[serde(default)]
     pub percent_words: Vec<String>,
+    /// Words that, within a few words after a size, make what it measures a part of the lesion
+    /// before it ("a 3 cm cystic mass with thin septa and a 5 mm enhancing *mural* nodule", "a
+    /// 4 mm solid *component*"), so a joining word before that size does not start a finding of
+    /// its own.
+    #[serde(default)]
+    pub part_words: Vec<String>,
     /// Phrases after a number that make it an age ("67-year-old", "67 yo", "67 years of age");
     /// a number of years alone is not one ("stable for 2 years", "CT 3 years ago").
     pub age_words: Vec<String>,
@@ -975,6 +981,9 @@ fn validate_lexicon(lexicon: &Lexicon, corpus: &Corpus) -> Vec<Problem> {
     if !lexicon.percent_words.is_empty() {
         check_phrases(&mut r, "$.percent_words", &lexicon.percent_words, true);
     }
+    if !lexicon.part_words.is_empty() {
+        check_phrases(&mut r, "$.part_words", &lexicon.part_words, true);
+    }
     let mut settings = BTreeSet::new();
     for (i, entry) in lexicon.settings.iter().enumerate() {
         let path = format!("$.settings[{i}]");
@@ -1302,9 +1311,9 @@ pub fn emit(grounding: &Grounding, systems: &[(String, System)]) -> String {
          sections: {sections},\n    \
          modality_spellings: &{spellings:?},\n    \
          measured_nouns: {measured},\n    lesion_nouns: &{:?},\n    structure_nouns: &{:?},\n    measure_words: &{:?},\n    \
-         clause_breaks: &{:?},\n    finding_joins: &{:?},\n    negations: &{:?},\n    reference_words: &{:?},\n    reference_fillers: &{:?},\n    alternative_words: &{:?},\n    aggregate_words: &{:?},\n    dimension_joins: &{:?},\n    rate_words: &{:?},\n    bound_words: &{:?},\n    prior_words: &{:?},\n    label_breaks: &{:?},\n    mean_words: &{:?},\n    short_axis_words: &{:?},\n    opposite_words: &{:?},\n    generic_values: &{:?},\n    short_values: &{:?},\n    percent_words: &{:?},\n    age_words: &{:?},\n    age_lead_words: &{:?},\n    age_sex_words: &{:?},\n    gauge_words: &{:?},\n    value_links: &{:?},\n    \
+         clause_breaks: &{:?},\n    finding_joins: &{:?},\n    negations: &{:?},\n    reference_words: &{:?},\n    reference_fillers: &{:?},\n    alternative_words: &{:?},\n    aggregate_words: &{:?},\n    dimension_joins: &{:?},\n    rate_words: &{:?},\n    bound_words: &{:?},\n    prior_words: &{:?},\n    label_breaks: &{:?},\n    mean_words: &{:?},\n    short_axis_words: &{:?},\n    opposite_words: &{:?},\n    generic_values: &{:?},\n    short_values: &{:?},\n    percent_words: &{:?},\n    part_words: &{:?},\n    age_words: &{:?},\n    age_lead_words: &{:?},\n    age_sex_words: &{:?},\n    gauge_words: &{:?},\n    value_links: &{:?},\n    \
          finding_words: &{:?},\n    recommendation_words: &{:?},\n    attenuation_words: &{:?},\n    hu_words: &{:?},\n    unenhanced_phrases: &{:?},\n    contrast_phrases: &{:?},\n    unenhanced_label_words: &{:?},\n    settings: {settings},\n}};\n",
-        lex.lesion_nouns, lex.structure_nouns, lex.measure_words, lex.clause_breaks, lex.finding_joins, lex.negations, lex.reference_words, lex.reference_fillers, lex.alternative_words, lex.aggregate_words, lex.dimension_joins, lex.rate_words, lex.bound_words, lex.prior_words, lex.label_breaks, lex.mean_words, lex.short_axis_words, lex.opposite_words, lex.generic_values, lex.short_values, lex.percent_words, lex.age_words, lex.age_lead_words, lex.age_sex_words, lex.gauge_words, lex.value_links,
+        lex.lesion_nouns, lex.structure_nouns, lex.measure_words, lex.clause_breaks, lex.finding_joins, lex.negations, lex.reference_words, lex.reference_fillers, lex.alternative_words, lex.aggregate_words, lex.dimension_joins, lex.rate_words, lex.bound_words, lex.prior_words, lex.label_breaks, lex.mean_words, lex.short_axis_words, lex.opposite_words, lex.generic_values, lex.short_values, lex.percent_words, lex.part_words, lex.age_words, lex.age_lead_words, lex.age_sex_words, lex.gauge_words, lex.value_links,
         lex.finding_words, lex.recommendation_words, lex.attenuation_words, lex.hu_words, lex.unenhanced_phrases, lex.contrast_phrases, lex.unenhanced_label_words
     )
     .unwrap();
