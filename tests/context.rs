@@ -1004,3 +1004,29 @@ fn a_named_flag_is_read_true_only_where_stated_unhedged_over_http() {
         }
     }
 }
+
+/// Over HTTP, an input named by its label and followed by its value ("DWI score 4", "DCE
+/// positive") is read, so a prostate MRI lesion is given its PI-RADS category.
+#[test]
+fn a_label_followed_by_its_value_is_read_over_http() {
+    let report = "MRI PROSTATE WITH AND WITHOUT CONTRAST\n\nFINDINGS:\nLesion 1: Left \
+                  posterolateral peripheral zone at the mid gland, 1.3 cm, markedly hypointense \
+                  on ADC with marked hyperintensity on high b-value DWI (DWI score 4), DCE \
+                  positive.\n";
+    let answer = grounded(report);
+    let lesion = finding_with(&answer, "peripheral zone");
+    assert_eq!(
+        lesion["evaluation"]["slug"], "pi-rads-v2-1-2019",
+        "{lesion}"
+    );
+    let dwi = input_read(lesion, "dwi_score").unwrap_or_else(|| panic!("{lesion}"));
+    assert_eq!(dwi["value"], "4", "{lesion}");
+    assert_eq!(spanned(report, &dwi["span"]), "DWI score 4");
+    let dce = input_read(lesion, "dce").unwrap_or_else(|| panic!("{lesion}"));
+    assert_eq!(dce["value"], "positive", "{lesion}");
+    let decided = lesion["evaluation"]["decided"].as_array().unwrap();
+    assert!(
+        decided.iter().any(|d| d["outcome"]["code"] == "PI-RADS 4"),
+        "{decided:?}"
+    );
+}

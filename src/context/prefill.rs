@@ -812,6 +812,62 @@ fn fill_enums(
     }
 }
 
+/// Fills an enum input that the finding names by its label and follows with one of its values
+/// ("DCE positive", "DWI score 4", "T2W score: 3"): the words of the label before any
+/// parenthesis or comma, up to two `value_links`, then a value as its id or as the head of its
+/// label (before a colon: "4" of "4: focal and marked on both ..."). Read so, a value too
+/// short or too generic to be read alone ("4", "positive") is stated; a label named with two
+/// different values fills nothing.
+fn fill_named_values(
+    lexicon: &'static Lexicon,
+    logic: &'static Logic,
+    index: &text::WordIndex,
+    organs: &[&str],
+    out: &mut Filled,
+) {
+    let words = index.words();
+    for input in logic.inputs.iter().filter(|i| i.kind == InputType::Enum) {
+        if out.inputs.contains_key(&input.id) {
+            continue;
+        }
+        let name = label_name(lexicon, input);
+        if name.is_empty() {
+            continue;
+        }
+        let named_at: Vec<usize> = index.starts(name).collect();
+        if named_at.is_empty() || !name_concerns(lexicon, input, organs) {
+            continue;
+        }
+        let mut stated: Vec<(&str, usize, usize)> = Vec::new();
+        for start in named_at {
+            let mut at = start + name.len();
+            for _ in 0..2 {
+                if words
+                    .get(at)
+                    .is_some_and(|w| lexicon.value_links.contains(&w.as_str()))
+                {
+                    at += 1;
+                }
+            }
+            let value = input.values.iter().find_map(|v| {
+                let head = v.label.split_once(':').map(|(h, _)| h);
+                [Some(v.value.replace('_', " ")), head.map(str::to_string)]
+                    .into_iter()
+                    .flatten()
+                    .map(|p| text::words(&p))
+                    .filter(|p| !p.is_empty())
+                    .find(|p| words.get(at..at + p.len()) == Some(&p[..]))
+                    .map(|p| (v.value.as_str(), start, at + p.len()))
+            });
+            stated.extend(value);
+        }
+        stated.dedup_by(|a, b| a.0 == b.0);
+        if let [(value, start, end)] = stated[..] {
+            out.put(&input.id, Given::Choice(value.to_string()), (start, end));
+        }
+    }
+}
+
 /// The word a value's label begins with when the value stands for none of the input's
 /// findings ("None or large comet-tail artifacts", "None of these").
 const NONE_WORD: &str = "none";
@@ -1052,6 +1108,7 @@ pub fn prefill_signed(
         fill_named_flags(lexicon, logic, index, signs, organs, &mut out);
     }
     fill_enums(lexicon, logic, index, organs, &mut out);
+    fill_named_values(lexicon, logic, index, organs, &mut out);
     out
 }
 
@@ -2273,5 +2330,31 @@ mod tests {
             "Diffuse thick subarachnoid hemorrhage with intraventricular hemorrhage.",
         );
         assert_eq!(f.get("ivh_present"), Some(&Given::Flag(true)), "{f:?}");
+    }
+
+    /// An enum input named by its label and followed by a value reads that value, even one
+    /// too short or too generic to be read alone.
+    #[test]
+    fn a_label_followed_by_its_value_states_it() {
+        let f = read(
+            "pi-rads-v2-1-2019",
+            "Left peripheral zone 1.3 cm lesion, DWI score 4, DCE positive.",
+        );
+        assert_eq!(choice(&f, "dwi_score"), Some("4"), "{f:?}");
+        assert_eq!(choice(&f, "dce"), Some("positive"), "{f:?}");
+        let f = read("pi-rads-v2-1-2019", "Transition zone nodule, T2W score: 3.");
+        assert_eq!(choice(&f, "t2w_tz_score"), Some("3"), "{f:?}");
+        // Not named, a bare score or "positive" is nothing; named with two values, nothing.
+        let f = read(
+            "pi-rads-v2-1-2019",
+            "Left peripheral zone lesion 4, positive.",
+        );
+        assert_eq!(choice(&f, "dwi_score"), None, "{f:?}");
+        assert_eq!(choice(&f, "dce"), None, "{f:?}");
+        let f = read(
+            "pi-rads-v2-1-2019",
+            "DWI score 4 on one read and DWI score 5 on another.",
+        );
+        assert_eq!(choice(&f, "dwi_score"), None, "{f:?}");
     }
 }
