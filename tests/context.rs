@@ -932,13 +932,7 @@ fn a_communication_section_reports_no_finding_over_http() {
                   IMPRESSION:\n1. New 11 mm segment 8 liver lesion, indeterminate.\n\n\
                   COMMUNICATION: The new liver lesion was discussed by telephone with the \
                   referring nurse specialist on the day of reporting.\n";
-    let answer = grounded(report);
-    let texts: Vec<&str> = answer["findings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|f| f["text"].as_str().unwrap())
-        .collect();
+    let texts = finding_texts(&grounded(report));
     assert!(
         texts
             .iter()
@@ -947,14 +941,18 @@ fn a_communication_section_reports_no_finding_over_http() {
     );
     assert!(!texts.iter().any(|t| t.contains("discussed")), "{texts:?}");
     // Without the heading the same line is read as a finding, so the heading is what counts.
-    let answer = grounded(&report.replace("COMMUNICATION: ", ""));
-    let texts: Vec<&str> = answer["findings"]
+    let texts = finding_texts(&grounded(&report.replace("COMMUNICATION: ", "")));
+    assert!(texts.iter().any(|t| t.contains("discussed")), "{texts:?}");
+}
+
+/// The text of each finding of a grounded answer, in its order.
+fn finding_texts(answer: &serde_json::Value) -> Vec<String> {
+    answer["findings"]
         .as_array()
         .unwrap()
         .iter()
-        .map(|f| f["text"].as_str().unwrap())
-        .collect();
-    assert!(texts.iter().any(|t| t.contains("discussed")), "{texts:?}");
+        .map(|f| f["text"].as_str().unwrap().to_string())
+        .collect()
 }
 
 /// Over HTTP, a boolean input the corpus names by report phrases (`named_by`) is read true

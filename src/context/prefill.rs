@@ -2243,48 +2243,51 @@ mod tests {
             slip("Anterolisthesis of L4 on L5. The disc space is narrowed and the canal is 60% of its normal width."),
             None
         );
-        // Each percentage to the phrase nearest it.
-        let adrenal = read_signed(
-            "acr-if-adrenal-2017",
-            "Left adrenal nodule with absolute washout of 65% and relative washout of 45%.",
-        );
-        assert_eq!(
-            number(&adrenal, "absolute_washout_pct"),
-            Some(65.0),
-            "{adrenal:?}"
-        );
-        assert_eq!(
-            number(&adrenal, "relative_washout_pct"),
-            Some(45.0),
-            "{adrenal:?}"
-        );
-        // "washout 65%" alone names neither.
-        let adrenal = read_signed("acr-if-adrenal-2017", "Left adrenal nodule, washout 65%.");
-        assert_eq!(
-            number(&adrenal, "absolute_washout_pct"),
-            None,
-            "{adrenal:?}"
-        );
-        assert_eq!(
-            number(&adrenal, "relative_washout_pct"),
-            None,
-            "{adrenal:?}"
-        );
-        // The organ picks between two inputs named alike.
-        let spleen = read_signed(
-            "aast-ois-2018",
-            "Splenic subcapsular hematoma covering approximately 30% of the surface area.",
-        );
-        assert_eq!(
-            number(&spleen, "spleen_subcapsular_hematoma_pct"),
-            Some(30.0),
-            "{spleen:?}"
-        );
-        assert_eq!(
-            number(&spleen, "liver_subcapsular_hematoma_pct"),
-            None,
-            "{spleen:?}"
-        );
+        // Each percentage to the phrase nearest it; "washout 65%" alone names neither; the
+        // organ picks between two inputs named alike.
+        let both = "Left adrenal nodule with absolute washout of 65% and relative washout of 45%.";
+        let spleen = "Splenic subcapsular hematoma covering approximately 30% of the surface area.";
+        for (slug, text, id, value) in [
+            (
+                "acr-if-adrenal-2017",
+                both,
+                "absolute_washout_pct",
+                Some(65.0),
+            ),
+            (
+                "acr-if-adrenal-2017",
+                both,
+                "relative_washout_pct",
+                Some(45.0),
+            ),
+            (
+                "acr-if-adrenal-2017",
+                "Left adrenal nodule, washout 65%.",
+                "absolute_washout_pct",
+                None,
+            ),
+            (
+                "acr-if-adrenal-2017",
+                "Left adrenal nodule, washout 65%.",
+                "relative_washout_pct",
+                None,
+            ),
+            (
+                "aast-ois-2018",
+                spleen,
+                "spleen_subcapsular_hematoma_pct",
+                Some(30.0),
+            ),
+            (
+                "aast-ois-2018",
+                spleen,
+                "liver_subcapsular_hematoma_pct",
+                None,
+            ),
+        ] {
+            let read = read_signed(slug, text);
+            assert_eq!(number(&read, id), value, "{text}: {read:?}");
+        }
     }
 
     /// A boolean input the corpus names by report phrases (`named_by`) is true where the
