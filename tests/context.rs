@@ -1028,3 +1028,16 @@ fn a_label_followed_by_its_value_is_read_over_http() {
         "{decided:?}"
     );
 }
+
+/// Over HTTP, of several attenuations written one per phase, the unenhanced input takes the
+/// unenhanced one.
+#[test]
+fn of_several_attenuations_the_unenhanced_one_is_read_over_http() {
+    let report = "CT ABDOMEN ADRENAL PROTOCOL\n\nFINDINGS:\nAdrenals: 2.2 cm left adrenal nodule, \
+                  28 HU unenhanced, 95 HU portal venous, 45 HU delayed.\n";
+    let answer = grounded(report);
+    let nodule = finding_with(&answer, "left adrenal nodule");
+    let hu = input_read(nodule, "unenhanced_hu").unwrap_or_else(|| panic!("{nodule}"));
+    assert_eq!(hu["value"], 28.0, "{nodule}");
+    assert_eq!(spanned(report, &hu["span"]), "28 HU");
+}

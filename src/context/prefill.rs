@@ -1339,8 +1339,9 @@ fn named_by(lexicon: &'static Lexicon, input: &'static Input) -> &'static [Vec<W
 /// "-15 HU", "45 Hounsfield units") when the words of its label that say when it is measured
 /// ("unenhanced", "non contrast") are all in the finding, or, those that say it is measured
 /// without contrast (`unenhanced_label_words`), in an examination without contrast
-/// (`unenhanced`): a portal venous attenuation is not an unenhanced one. Two attenuations
-/// stated, or two inputs that fit, fill nothing.
+/// (`unenhanced`): a portal venous attenuation is not an unenhanced one. Two inputs that fit
+/// fill nothing; of several attenuations, each input takes the one of its phase
+/// ([`fill_phase_attenuations`]).
 fn fill_attenuation(
     lexicon: &'static Lexicon,
     logic: &'static Logic,
@@ -1365,6 +1366,10 @@ fn fill_attenuation(
             Some((sign * value, i))
         })
         .collect();
+    if stated.len() > 1 {
+        fill_phase_attenuations(lexicon, logic, index, &stated, organs, out);
+        return;
+    }
     let [(value, at)] = stated[..] else {
         return;
     };
@@ -1392,6 +1397,92 @@ fn fill_attenuation(
         let ok = input.min.is_none_or(|m| value >= m) && input.max.is_none_or(|m| value <= m);
         if ok {
             out.put(&input.id, Given::Number(value), (at, at + 2));
+        }
+    }
+}
+
+/// How many words before an attenuation ("unenhanced attenuation of 28 HU") or after its unit
+/// ("28 HU unenhanced", "28 HU on unenhanced images") may say which measurement it is.
+const PHASE_REACH: usize = 3;
+
+/// [`fill_attenuation`] for a finding that states several attenuations, one per phase ("28 HU
+/// unenhanced, 95 HU portal venous, 45 HU delayed"): an input takes the one attenuation whose
+/// nearby words (within [`PHASE_REACH`], not past another attenuation) hold every word of its
+/// label that is not an attenuation word; a label word that says the measurement is
+/// unenhanced ("non", "contrast") is held by any `unenhanced_phrases` phrase there ("28 HU
+/// unenhanced" is ESE's "Non-contrast CT attenuation"). An input two attenuations fit, or none,
+/// is left.
+fn fill_phase_attenuations(
+    lexicon: &'static Lexicon,
+    logic: &'static Logic,
+    index: &text::WordIndex,
+    stated: &[(f64, usize)],
+    organs: &[&str],
+    out: &mut Filled,
+) {
+    let words = index.words();
+    let inputs: Vec<&Input> = logic
+        .inputs
+        .iter()
+        .filter(|i| {
+            i.kind == InputType::Number
+                && i.derived_from.is_none()
+                && i.unit
+                    .as_deref()
+                    .is_some_and(|u| u.eq_ignore_ascii_case("hu"))
+                && !out.inputs.contains_key(&i.id)
+        })
+        .filter(|i| concerns(lexicon, i, organs))
+        .collect();
+    for input in inputs {
+        let label: Vec<Word> = text::words(&input.label)
+            .into_iter()
+            .filter(|w| !lexicon.attenuation_words.contains(&w.as_str()))
+            .collect();
+        if label.is_empty() {
+            continue;
+        }
+        // The words a report writes after each attenuation ("28 HU unenhanced, 95 HU portal
+        // venous"), up to the next one; where none after fits, those before it ("unenhanced 28
+        // HU, portal venous 95 HU"), back to the previous one.
+        let holds = |near: &[Word]| {
+            let unenhanced = lexicon.unenhanced_phrases.iter().any(|p| {
+                let p = text::words(p);
+                near.windows(p.len()).any(|w| w == &p[..])
+            });
+            label.iter().all(|w| {
+                near.contains(w)
+                    || unenhanced && lexicon.unenhanced_label_words.contains(&w.as_str())
+            })
+        };
+        let after = |k: usize, at: usize| {
+            let next = stated.get(k + 1).map_or(words.len(), |n| n.1);
+            ((at + 2).min(next), (at + 2 + PHASE_REACH).min(next))
+        };
+        let before = |k: usize, at: usize| {
+            let previous = k.checked_sub(1).map_or(0, |p| stated[p].1 + 2);
+            (at.saturating_sub(PHASE_REACH).max(previous).min(at), at)
+        };
+        let fits = |side: &dyn Fn(usize, usize) -> (usize, usize)| -> Vec<(f64, usize)> {
+            stated
+                .iter()
+                .enumerate()
+                .filter(|&(k, &(_, at))| {
+                    let (from, to) = side(k, at);
+                    holds(&words[from..to])
+                })
+                .map(|(_, &s)| s)
+                .collect()
+        };
+        let mut fitting = fits(&after);
+        if fitting.is_empty() {
+            fitting = fits(&before);
+        }
+        if let [(value, at)] = fitting[..] {
+            let ok = input.min.is_none_or(|m| value >= m) && input.max.is_none_or(|m| value <= m);
+            if ok {
+                out.put(&input.id, Given::Number(value), (at, at + 2));
+            }
         }
     }
 }
@@ -2016,11 +2107,13 @@ mod tests {
             "14 mm adrenal nodule, 45 HU in the portal venous phase",
         );
         assert_eq!(a.get("unenhanced_hu"), None);
-        // Two attenuations stated: neither is chosen.
+        // Two attenuations stated: the one its phase stands by, else neither.
         let a = read_signed(
             "acr-if-adrenal-2017",
             "unenhanced 8 HU, delayed 20 HU adrenal nodule",
         );
+        assert_eq!(number(&a, "unenhanced_hu"), Some(8.0));
+        let a = read_signed("acr-if-adrenal-2017", "8 HU and 20 HU adrenal nodule");
         assert_eq!(a.get("unenhanced_hu"), None);
         // Without the characters, no attenuation is read at all.
         let a = read(
@@ -2359,5 +2452,32 @@ mod tests {
             "DWI score 4 on one read and DWI score 5 on another.",
         );
         assert_eq!(choice(&f, "dwi_score"), None, "{f:?}");
+    }
+
+    /// Of several attenuations, one per phase, the unenhanced input takes the one its words
+    /// stand by: after each ("28 HU unenhanced, 95 HU portal venous"), else before each
+    /// ("unenhanced 8 HU, portal venous 60 HU").
+    #[test]
+    fn of_several_attenuations_each_input_takes_its_phase() {
+        let hu = |slug: &str, text: &str| number(&read_signed(slug, text), "unenhanced_hu");
+        let after =
+            "2.2 cm left adrenal nodule, 28 HU unenhanced, 95 HU portal venous, 45 HU delayed.";
+        assert_eq!(hu("acr-if-adrenal-2017", after), Some(28.0));
+        // ESE's "Non-contrast CT attenuation" is held by any unenhanced phrase.
+        assert_eq!(hu("ese-adrenal-incidentaloma-2023", after), Some(28.0));
+        let before = "Left adrenal nodule: unenhanced 8 HU, portal venous 60 HU, delayed 30 HU.";
+        assert_eq!(hu("acr-if-adrenal-2017", before), Some(8.0));
+        // No phase named, or two unenhanced values: nothing.
+        assert_eq!(
+            hu("acr-if-adrenal-2017", "Adrenal nodule of 28 HU and 95 HU."),
+            None
+        );
+        assert_eq!(
+            hu(
+                "acr-if-adrenal-2017",
+                "Adrenal nodules: 12 HU unenhanced and 30 HU unenhanced."
+            ),
+            None
+        );
     }
 }
