@@ -633,8 +633,10 @@ thread_local! {
     /// The words of each number input's label before any parenthesis or comma, which
     /// [`fill_named_numbers`] looks for, cut once per isolate.
     static LABEL_NAMES: super::Derived<Vec<Word>> = Default::default();
-    /// The phrases each percentage input is named by ([`named_by`]), cut once per isolate.
+    /// The phrases each input is named by ([`named_by`]), cut once per isolate.
     static NAMED_BY: super::Derived<Vec<Vec<Word>>> = Default::default();
+    /// The organs each input's label name states ([`name_concerns`]), read once per isolate.
+    static NAME_ORGANS: super::Derived<Vec<&'static str>> = Default::default();
 }
 
 /// [`LengthInput::of`] an input of the corpus, kept for the isolate's life.
@@ -978,11 +980,13 @@ pub fn reads(input: &Input) -> bool {
 /// ("Spleen: parenchymal laceration depth") concerns only findings about one of them, or
 /// findings that name no organ.
 pub fn concerns(lexicon: &'static Lexicon, input: &'static Input, organs: &[&str]) -> bool {
-    if organs.is_empty() {
-        return true;
-    }
-    let named = label_organs(lexicon, input);
-    named.is_empty() || named.iter().any(|o| organs.contains(o))
+    about_one_of(label_organs(lexicon, input), organs)
+}
+
+/// Whether what an input's label names (`named`) is about one of a finding's `organs`: always
+/// when either names none.
+fn about_one_of(named: &[&str], organs: &[&str]) -> bool {
+    organs.is_empty() || named.is_empty() || named.iter().any(|o| organs.contains(o))
 }
 
 /// [`prefill`] for a finding already read into indexed words (grounding reads it once for all
@@ -1286,8 +1290,12 @@ fn fill_percentages(
 /// organ at all ("Spleen: shattered spleen" is the spleen's; a percentage's label may say how
 /// it is measured after that, "% of the lower vertebral body's length").
 fn name_concerns(lexicon: &'static Lexicon, input: &'static Input, organs: &[&str]) -> bool {
-    let named = organs_of(lexicon, &text::WordIndex::new(label_name(lexicon, input)));
-    organs.is_empty() || named.is_empty() || named.iter().any(|o| organs.contains(o))
+    let named = super::derived::<Vec<&'static str>>(
+        &NAME_ORGANS,
+        (super::at(lexicon), super::at(input)),
+        || organs_of(lexicon, &text::WordIndex::new(label_name(lexicon, input))),
+    );
+    about_one_of(named, organs)
 }
 
 /// Fills a boolean input the corpus names by report phrases (`named_by`) true where the
