@@ -1530,11 +1530,16 @@ pub fn signs(spans: &[text::Span], chars: &[char]) -> Vec<Sign> {
                 .and_then(|i| chars.get(i))
                 .is_none_or(|c| c.is_whitespace() || matches!(c, '(' | '[' | ',' | ':' | '='));
             // A comparison may stand apart from its number ("> 3 cm").
-            let bound = chars[..w.start.min(chars.len())]
+            // Written with two characters too: "<= 10 cm", ">= 3 cm" ("=<", "=>" as well).
+            let mut before_number = chars[..w.start.min(chars.len())]
                 .iter()
                 .rev()
-                .find(|c| **c != ' ')
-                .is_some_and(|c| BOUND_SIGNS.contains(c));
+                .filter(|c| **c != ' ');
+            let bound = match (before_number.next(), before_number.next()) {
+                (Some('='), Some(c)) => BOUND_SIGNS.contains(c),
+                (Some(c), _) => BOUND_SIGNS.contains(c),
+                _ => false,
+            };
             let after = |k: usize| chars.get(w.end + k).copied();
             let percent = match (after(0), after(1)) {
                 (Some('%'), _) => 1,
@@ -1974,6 +1979,16 @@ mod tests {
         let f = read_signed(
             "aast-ois-2018",
             "Liver laceration (depth \u{2265}3 cm) of segment 6.",
+        );
+        assert_eq!(depth(&f), None, "{f:?}");
+        let f = read_signed(
+            "aast-ois-2018",
+            "Liver laceration (depth >= 3 cm) of segment 6.",
+        );
+        assert_eq!(depth(&f), None, "{f:?}");
+        let f = read_signed(
+            "aast-ois-2018",
+            "Liver laceration (depth <= 3 cm, =< 3 cm) of segment 6.",
         );
         assert_eq!(depth(&f), None, "{f:?}");
         let f = read_signed(
