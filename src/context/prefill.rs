@@ -814,6 +814,27 @@ fn fill_enums(
     }
 }
 
+/// Each place the finding names a label (`name`, its words), with where the value after it
+/// starts: past up to two `value_links` ("alpha angle *of* 64", "DWI score *is* 4").
+fn values_after(lexicon: &Lexicon, index: &text::WordIndex, name: &[Word]) -> Vec<(usize, usize)> {
+    let words = index.words();
+    index
+        .starts(name)
+        .map(|start| {
+            let mut at = start + name.len();
+            for _ in 0..2 {
+                if words
+                    .get(at)
+                    .is_some_and(|w| lexicon.value_links.contains(&w.as_str()))
+                {
+                    at += 1;
+                }
+            }
+            (start, at)
+        })
+        .collect()
+}
+
 /// Fills an enum input that the finding names by its label and follows with one of its values
 /// ("DCE positive", "DWI score 4", "T2W score: 3"): the words of the label before any
 /// parenthesis or comma, up to two `value_links`, then a value as its id or as the head of its
@@ -836,21 +857,12 @@ fn fill_named_values(
         if name.is_empty() {
             continue;
         }
-        let named_at: Vec<usize> = index.starts(name).collect();
+        let named_at = values_after(lexicon, index, name);
         if named_at.is_empty() || !name_concerns(lexicon, input, organs) {
             continue;
         }
         let mut stated: Vec<(&str, usize, usize)> = Vec::new();
-        for start in named_at {
-            let mut at = start + name.len();
-            for _ in 0..2 {
-                if words
-                    .get(at)
-                    .is_some_and(|w| lexicon.value_links.contains(&w.as_str()))
-                {
-                    at += 1;
-                }
-            }
+        for (start, at) in named_at {
             let value = input.values.iter().find_map(|v| {
                 let head = v.label.split_once(':').map(|(h, _)| h);
                 [Some(v.value.replace('_', " ")), head.map(str::to_string)]
@@ -1151,21 +1163,12 @@ fn fill_named_numbers(
         }
         // Where the finding names the label, looked up before the organs: most labels are
         // nowhere in the finding.
-        let named_at: Vec<usize> = index.starts(name).collect();
+        let named_at = values_after(lexicon, index, name);
         if named_at.is_empty() || !concerns(lexicon, input, organs) {
             continue;
         }
         let mut stated: Vec<(f64, usize, usize)> = Vec::new();
-        for start in named_at {
-            let mut at = start + name.len();
-            for _ in 0..2 {
-                if words
-                    .get(at)
-                    .is_some_and(|w| lexicon.value_links.contains(&w.as_str()))
-                {
-                    at += 1;
-                }
-            }
+        for (start, at) in named_at {
             let Some(word) = words.get(at) else { continue };
             // A unit written onto the number ("64deg") is the unit's, not the number's.
             let digits = word.trim_end_matches(|c: char| c.is_ascii_alphabetic());
